@@ -1,0 +1,888 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the kwq core: client-go's queue contract (queue_test.go
+ * scenarios) and the places where kwq deliberately differs from it.
+ * Runs against kwq.ko through its exported API.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "kwq.h"
+#include "kwq_compat.h"
+
+#define MS_NS(ms)	((s64)(ms) * NSEC_PER_MSEC)
+
+static struct kwq *test_queue(struct kunit *test)
+{
+	return test->priv;
+}
+
+static int kwq_test_init(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	test->priv = q;
+	return 0;
+}
+
+static void kwq_test_exit(struct kunit *test)
+{
+	kwq_destroy(test_queue(test));
+}
+
+static int add(struct kwq *q, const char *key)
+{
+	return kwq_add(q, key, strlen(key));
+}
+
+static int done(struct kwq *q, const char *key)
+{
+	return kwq_done(q, key, strlen(key));
+}
+
+/* Non-blocking get of a string key into @buf (NUL-terminated). */
+static int get_now(struct kwq *q, char *buf, size_t size)
+{
+	u32 len = 0;
+	int ret = kwq_get(q, buf, size - 1, &len, KWQ_NOWAIT);
+
+	buf[ret ? 0 : len] = '\0';
+	return ret;
+}
+
+static void expect_get(struct kunit *test, struct kwq *q, const char *want)
+{
+	char buf[64];
+
+	KUNIT_EXPECT_EQ(test, get_now(q, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+static void expect_counts(struct kunit *test, struct kwq *q, u64 queued,
+			  u64 processing, u64 dirty_processing, u64 items)
+{
+	struct kwq_stats st;
+
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.queued, queued);
+	KUNIT_EXPECT_EQ(test, st.processing, processing);
+	KUNIT_EXPECT_EQ(test, st.dirty_processing, dirty_processing);
+	KUNIT_EXPECT_EQ(test, st.items, items);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), queued);
+}
+
+static void kwq_test_basic_cycle(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+
+	KUNIT_EXPECT_EQ(test, add(q, "ns/a"), KWQ_ADD_QUEUED);
+	expect_counts(test, q, 1, 0, 0, 1);
+	expect_get(test, q, "ns/a");
+	expect_counts(test, q, 0, 1, 0, 1);
+	KUNIT_EXPECT_EQ(test, done(q, "ns/a"), KWQ_DONE_FINISHED);
+	expect_counts(test, q, 0, 0, 0, 0);
+}
+
+/* client-go TestLen / TestCollapse: repeated adds collapse into one. */
+static void kwq_test_dedup(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct kwq_stats st;
+	char buf[16];
+
+	KUNIT_EXPECT_EQ(test, add(q, "foo"), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, add(q, "foo"), KWQ_ADD_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, add(q, "foo"), KWQ_ADD_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 1);
+	expect_get(test, q, "foo");
+	KUNIT_EXPECT_EQ(test, get_now(q, buf, sizeof(buf)), -EAGAIN);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.adds, 1);
+	KUNIT_EXPECT_EQ(test, st.dedups, 2);
+}
+
+/* Keys that differ only in length or a trailing byte are distinct. */
+static void kwq_test_binary_keys(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	static const u8 k1[] = { 0, 1, 2 }, k2[] = { 0, 1, 2, 0 };
+
+	KUNIT_EXPECT_EQ(test, kwq_add(q, k1, sizeof(k1)), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, k2, sizeof(k2)), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, k1, 2), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 3);
+}
+
+/* FIFO, and a duplicate add does not move the key (no Touch). */
+static void kwq_test_fifo(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+
+	add(q, "a");
+	add(q, "b");
+	add(q, "c");
+	KUNIT_EXPECT_EQ(test, add(q, "a"), KWQ_ADD_DUPLICATE);
+	expect_get(test, q, "a");
+	expect_get(test, q, "b");
+	expect_get(test, q, "c");
+}
+
+/* client-go TestAddWhileProcessing / TestReinsert. */
+static void kwq_test_add_while_processing(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+
+	add(q, "x");
+	expect_get(test, q, "x");
+	KUNIT_EXPECT_EQ(test, add(q, "x"), KWQ_ADD_DEFERRED);
+	KUNIT_EXPECT_EQ(test, add(q, "x"), KWQ_ADD_DUPLICATE);
+	expect_counts(test, q, 0, 1, 1, 1);
+	KUNIT_EXPECT_EQ(test, done(q, "x"), KWQ_DONE_REQUEUED);
+	expect_counts(test, q, 1, 0, 0, 1);
+	expect_get(test, q, "x");
+	KUNIT_EXPECT_EQ(test, done(q, "x"), KWQ_DONE_FINISHED);
+	expect_counts(test, q, 0, 0, 0, 0);
+}
+
+/* Done of a key that is not processing changes nothing (k8s#79934). */
+static void kwq_test_done_not_processing(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct kwq_stats st;
+
+	KUNIT_EXPECT_EQ(test, done(q, "ghost"), -ENOENT);
+	add(q, "a");
+	KUNIT_EXPECT_EQ(test, done(q, "a"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, done(q, "a"), -ENOENT);
+	expect_counts(test, q, 1, 0, 0, 1);
+	expect_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, done(q, "a"), KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_EQ(test, done(q, "a"), -ENOENT);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.dones, 1);
+	expect_counts(test, q, 0, 0, 0, 0);
+}
+
+static void kwq_test_key_limits(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	u8 *big = kunit_kzalloc(test, KWQ_KEY_MAX + 1, GFP_KERNEL);
+	u8 *out = kunit_kzalloc(test, KWQ_KEY_MAX, GFP_KERNEL);
+	u32 len = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, big);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	memset(big, 'k', KWQ_KEY_MAX + 1);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, big, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, big, KWQ_KEY_MAX + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_done(q, big, KWQ_KEY_MAX + 1), -EINVAL);
+	expect_counts(test, q, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, big, KWQ_KEY_MAX), KWQ_ADD_QUEUED);
+
+	/* Too small a buffer: -EMSGSIZE, the size needed, the key stays. */
+	KUNIT_EXPECT_EQ(test, kwq_get(q, out, 10, &len, KWQ_NOWAIT), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, len, KWQ_KEY_MAX);
+	expect_counts(test, q, 1, 0, 0, 1);
+	KUNIT_EXPECT_EQ(test, kwq_get(q, out, KWQ_KEY_MAX, &len, KWQ_NOWAIT), 0);
+	KUNIT_EXPECT_EQ(test, len, KWQ_KEY_MAX);
+	KUNIT_EXPECT_EQ(test, memcmp(out, big, KWQ_KEY_MAX), 0);
+}
+
+static void kwq_test_get_timeout(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	char buf[8];
+	u32 len;
+	ktime_t start = ktime_get();
+
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len,
+				      kwq_deadline_after(MS_NS(20))), -ETIMEDOUT);
+	/* It waited until the deadline, not less (no timing upper bound). */
+	KUNIT_EXPECT_GE(test, ktime_sub(ktime_get(), start), MS_NS(20));
+	/* A deadline already past returns at once. */
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, ktime_get()),
+			-ETIMEDOUT);
+}
+
+/* A consumer thread blocked in kwq_get(). */
+struct waiter {
+	struct kwq *q;
+	ktime_t deadline;
+	bool use_signal;
+	int ret;
+	char key[32];
+	struct completion ready;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int waiter_fn(void *data)
+{
+	struct waiter *w = data;
+	u32 len = 0;
+
+	if (w->use_signal)
+		allow_signal(SIGUSR1);
+	complete(&w->ready);
+	w->ret = kwq_get(w->q, w->key, sizeof(w->key) - 1, &len, w->deadline);
+	w->key[w->ret ? 0 : len] = '\0';
+	if (w->use_signal)
+		flush_signals(current);
+	complete(&w->done);
+	return 0;
+}
+
+static struct waiter *waiter_start(struct kunit *test, struct kwq *q, bool use_signal)
+{
+	struct waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	w->q = q;
+	w->deadline = KWQ_FOREVER;
+	w->use_signal = use_signal;
+	init_completion(&w->ready);
+	init_completion(&w->done);
+	w->task = kthread_run(waiter_fn, w, "kwq-test-waiter");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w->task);
+	get_task_struct(w->task);
+	wait_for_completion(&w->ready);
+	return w;
+}
+
+/*
+ * Wait for a waiter to finish; if it is stuck, shut the queue down so it
+ * cannot outlive the test, and report the failure.
+ */
+static bool waiter_join(struct kunit *test, struct waiter *w)
+{
+	bool ok = wait_for_completion_timeout(&w->done, 10 * HZ);
+
+	if (!ok) {
+		KUNIT_FAIL(test, "waiter did not return");
+		kwq_shutdown(w->q);
+		wait_for_completion(&w->done);
+	}
+	kthread_stop(w->task);
+	put_task_struct(w->task);
+	return ok;
+}
+
+/* True if the waiter is still blocked after a grace period. */
+static bool waiter_blocked(struct waiter *w)
+{
+	msleep(50);
+	return !completion_done(&w->done);
+}
+
+static void kwq_test_get_blocks_until_add(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct waiter *w = waiter_start(test, q, false);
+
+	KUNIT_EXPECT_TRUE(test, waiter_blocked(w));
+	add(q, "wake");
+	if (waiter_join(test, w)) {
+		KUNIT_EXPECT_EQ(test, w->ret, 0);
+		KUNIT_EXPECT_STREQ(test, w->key, "wake");
+	}
+	expect_counts(test, q, 0, 1, 0, 1);
+}
+
+/* A signal ends the wait with -ERESTARTSYS and loses nothing. */
+static void kwq_test_get_signal(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct waiter *w = waiter_start(test, q, true);
+	struct waiter *w2;
+
+	KUNIT_EXPECT_TRUE(test, waiter_blocked(w));
+	send_sig(SIGUSR1, w->task, 1);
+	if (waiter_join(test, w))
+		KUNIT_EXPECT_EQ(test, w->ret, -ERESTARTSYS);
+	expect_counts(test, q, 0, 0, 0, 0);
+
+	/* The queue still works for the next consumer. */
+	w2 = waiter_start(test, q, false);
+	add(q, "after");
+	if (waiter_join(test, w2)) {
+		KUNIT_EXPECT_EQ(test, w2->ret, 0);
+		KUNIT_EXPECT_STREQ(test, w2->key, "after");
+	}
+}
+
+/* Many blocked consumers, one key each: every key reaches one consumer. */
+static void kwq_test_wakeups_not_lost(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct waiter *w[4];
+	int i, got = 0;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i] = waiter_start(test, q, false);
+	msleep(20);
+	add(q, "k0");
+	add(q, "k1");
+	add(q, "k2");
+	add(q, "k3");
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		if (waiter_join(test, w[i]) && !w[i]->ret)
+			got++;
+	}
+	KUNIT_EXPECT_EQ(test, got, 4);
+	expect_counts(test, q, 0, 4, 0, 4);
+}
+
+/* client-go TestShutDown semantics, plus add outcomes. */
+static void kwq_test_shutdown(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct kwq_stats st;
+	char buf[8];
+	u32 len;
+
+	add(q, "a");
+	add(q, "b");
+	KUNIT_EXPECT_FALSE(test, kwq_shutting_down(q));
+	kwq_shutdown(q);
+	kwq_shutdown(q);
+	KUNIT_EXPECT_TRUE(test, kwq_shutting_down(q));
+	KUNIT_EXPECT_EQ(test, add(q, "c"), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, add(q, "a"), -ESHUTDOWN);
+	/* What was queued is still handed out, then shutdown, never a wait. */
+	expect_get(test, q, "a");
+	expect_get(test, q, "b");
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_FOREVER),
+			-ESHUTDOWN);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.refused, 2);
+	KUNIT_EXPECT_TRUE(test, st.state & KWQ_STATE_SHUTTING_DOWN);
+	/* Done still works after shutdown. */
+	KUNIT_EXPECT_EQ(test, done(q, "a"), KWQ_DONE_FINISHED);
+}
+
+static void kwq_test_shutdown_wakes_all(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct waiter *w[3];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i] = waiter_start(test, q, false);
+	KUNIT_EXPECT_TRUE(test, waiter_blocked(w[0]));
+	kwq_shutdown(q);
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		if (waiter_join(test, w[i]))
+			KUNIT_EXPECT_EQ(test, w[i]->ret, -ESHUTDOWN);
+	}
+}
+
+/*
+ * After shutdown a consumer waits for a key that is dirty while
+ * processing, instead of leaving it stranded.
+ */
+static void kwq_test_shutdown_waits_for_dirty(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct waiter *w;
+	char buf[8];
+
+	add(q, "d");
+	expect_get(test, q, "d");
+	KUNIT_EXPECT_EQ(test, add(q, "d"), KWQ_ADD_DEFERRED);
+	kwq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, get_now(q, buf, sizeof(buf)), -EAGAIN);
+	w = waiter_start(test, q, false);
+	KUNIT_EXPECT_TRUE(test, waiter_blocked(w));
+	KUNIT_EXPECT_EQ(test, done(q, "d"), KWQ_DONE_REQUEUED);
+	if (waiter_join(test, w)) {
+		KUNIT_EXPECT_EQ(test, w->ret, 0);
+		KUNIT_EXPECT_STREQ(test, w->key, "d");
+	}
+	KUNIT_EXPECT_EQ(test, done(q, "d"), KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_EQ(test, get_now(q, buf, sizeof(buf)), -ESHUTDOWN);
+}
+
+/* A thread blocked in kwq_shutdown_drain(). */
+struct drainer {
+	struct kwq *q;
+	ktime_t deadline;
+	int ret;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int drainer_fn(void *data)
+{
+	struct drainer *d = data;
+
+	d->ret = kwq_shutdown_drain(d->q, d->deadline);
+	complete(&d->done);
+	return 0;
+}
+
+static struct drainer *drainer_start(struct kunit *test, struct kwq *q)
+{
+	struct drainer *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	d->q = q;
+	d->deadline = KWQ_FOREVER;
+	init_completion(&d->done);
+	d->task = kthread_run(drainer_fn, d, "kwq-test-drain");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d->task);
+	get_task_struct(d->task);
+	/* Let it set the shutdown flags before the test goes on. */
+	while (!kwq_shutting_down(q))
+		msleep(1);
+	return d;
+}
+
+static bool drainer_join(struct kunit *test, struct drainer *d)
+{
+	bool ok = wait_for_completion_timeout(&d->done, 10 * HZ);
+
+	if (!ok) {
+		KUNIT_FAIL(test, "drain did not return");
+		kwq_shutdown(d->q);
+		wait_for_completion(&d->done);
+	}
+	kthread_stop(d->task);
+	put_task_struct(d->task);
+	return ok;
+}
+
+static bool drainer_blocked(struct drainer *d)
+{
+	msleep(50);
+	return !completion_done(&d->done);
+}
+
+/* client-go TestQueueDrainageUsingShutDownWithDrain. */
+static void kwq_test_drain_processing(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct drainer *d;
+
+	add(q, "a");
+	expect_get(test, q, "a");
+	d = drainer_start(test, q);
+	KUNIT_EXPECT_EQ(test, add(q, "late"), -ESHUTDOWN);
+	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
+	done(q, "a");
+	if (drainer_join(test, d))
+		KUNIT_EXPECT_EQ(test, d->ret, 0);
+}
+
+/* Drain also waits for keys still queued (client-go does not, #141079). */
+static void kwq_test_drain_queued(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct drainer *d;
+
+	add(q, "a");
+	add(q, "b");
+	d = drainer_start(test, q);
+	expect_get(test, q, "a");
+	done(q, "a");
+	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
+	expect_get(test, q, "b");
+	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
+	done(q, "b");
+	if (drainer_join(test, d))
+		KUNIT_EXPECT_EQ(test, d->ret, 0);
+}
+
+/* client-go TestQueueDrainageUsingShutDownWithDrainWithDirtyItem. */
+static void kwq_test_drain_dirty(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct drainer *d;
+
+	add(q, "a");
+	expect_get(test, q, "a");
+	add(q, "a");
+	d = drainer_start(test, q);
+	KUNIT_EXPECT_EQ(test, done(q, "a"), KWQ_DONE_REQUEUED);
+	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
+	expect_get(test, q, "a");
+	done(q, "a");
+	if (drainer_join(test, d))
+		KUNIT_EXPECT_EQ(test, d->ret, 0);
+}
+
+/* client-go TestForceQueueShutdownUsingShutDown. */
+static void kwq_test_drain_forced(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct drainer *d;
+
+	add(q, "a");
+	expect_get(test, q, "a");
+	d = drainer_start(test, q);
+	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
+	kwq_shutdown(q);
+	if (drainer_join(test, d))
+		KUNIT_EXPECT_EQ(test, d->ret, -ECANCELED);
+	/* The key is still processing; done still works. */
+	KUNIT_EXPECT_EQ(test, done(q, "a"), KWQ_DONE_FINISHED);
+}
+
+static void kwq_test_drain_timeout_and_idle(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+
+	add(q, "a");
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, kwq_deadline_after(MS_NS(20))),
+			-ETIMEDOUT);
+	expect_get(test, q, "a");
+	done(q, "a");
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT), 0);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER), 0);
+}
+
+/* Destroying a queue under blocked callers: -EIDRM, no use-after-free. */
+static void kwq_test_destroy_under_waiters(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+	struct waiter *w;
+	struct drainer *d;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	add(q, "busy");
+	expect_get(test, q, "busy");
+	w = waiter_start(test, q, false);
+	d = drainer_start(test, q);
+	KUNIT_EXPECT_TRUE(test, waiter_blocked(w));
+	/* Drops the only reference the test holds; sleepers hold their own. */
+	kwq_destroy(q);
+	if (waiter_join(test, w))
+		KUNIT_EXPECT_EQ(test, w->ret, -EIDRM);
+	if (drainer_join(test, d))
+		KUNIT_EXPECT_EQ(test, d->ret, -EIDRM);
+}
+
+static void kwq_test_destroyed_ops(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+	struct kwq_stats st;
+	char buf[8];
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	add(q, "a");
+	kwq_get_ref(q);
+	kwq_destroy(q);
+	KUNIT_EXPECT_EQ(test, add(q, "b"), -EIDRM);
+	KUNIT_EXPECT_EQ(test, get_now(q, buf, sizeof(buf)), -EIDRM);
+	KUNIT_EXPECT_EQ(test, done(q, "a"), -EIDRM);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER), -EIDRM);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_TRUE(test, st.state & KWQ_STATE_DESTROYED);
+	kwq_put(q);
+}
+
+static void kwq_test_requeue(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+
+	add(q, "a");
+	add(q, "b");
+	expect_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, kwq_requeue(q, "a", 1), 0);
+	KUNIT_EXPECT_EQ(test, kwq_requeue(q, "a", 1), -ENOENT);
+	expect_counts(test, q, 2, 0, 0, 2);
+	expect_get(test, q, "a");
+	/* Given back while dirty: queued once, not twice. */
+	add(q, "a");
+	KUNIT_EXPECT_EQ(test, kwq_requeue(q, "a", 1), 0);
+	expect_counts(test, q, 2, 0, 0, 2);
+	expect_get(test, q, "a");
+	expect_get(test, q, "b");
+}
+
+static void kwq_test_max_items(struct kunit *test)
+{
+	struct kwq_attr attr = { .max_items = 2 };
+	struct kwq *q = kwq_create(NULL, &attr);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, add(q, "a"), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, add(q, "b"), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, add(q, "c"), -ENOSPC);
+	/* Existing keys are still accepted at the limit. */
+	KUNIT_EXPECT_EQ(test, add(q, "a"), KWQ_ADD_DUPLICATE);
+	expect_counts(test, q, 2, 0, 0, 2);
+	kwq_destroy(q);
+}
+
+static void kwq_test_names(struct kunit *test)
+{
+	struct kwq *q, *again, *found;
+	char long_name[KWQ_NAME_MAX + 1];
+
+	q = kwq_create("kunit-names_1.x", NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_EXPECT_STREQ(test, kwq_name(q), "kunit-names_1.x");
+	again = kwq_create("kunit-names_1.x", NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(again), -EEXIST);
+	found = kwq_lookup("kunit-names_1.x");
+	KUNIT_EXPECT_PTR_EQ(test, found, q);
+	if (!IS_ERR(found))
+		kwq_put(found);
+
+	memset(long_name, 'n', KWQ_NAME_MAX);
+	long_name[KWQ_NAME_MAX] = '\0';
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_create(long_name, NULL)), -EINVAL);
+	long_name[KWQ_NAME_MAX - 1] = '\0';
+	found = kwq_create(long_name, NULL);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(found));
+	if (!IS_ERR(found))
+		kwq_destroy(found);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_create("", NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_create(".hidden", NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_create("a/b", NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_lookup("a b")), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_lookup("kunit-none")), -ENOENT);
+
+	kwq_destroy(q);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_lookup("kunit-names_1.x")), -ENOENT);
+	q = kwq_create("kunit-names_1.x", NULL);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(q));
+	if (!IS_ERR(q))
+		kwq_destroy(q);
+}
+
+/* Producers in atomic context: under a spinlock and in a soft hrtimer. */
+struct atomic_producer {
+	struct hrtimer timer;
+	struct kwq *q;
+	int ret;
+	struct completion fired;
+};
+
+static enum hrtimer_restart atomic_producer_fire(struct hrtimer *t)
+{
+	struct atomic_producer *p = container_of(t, struct atomic_producer, timer);
+
+	p->ret = kwq_add_atomic(p->q, "from-timer", 10);
+	complete(&p->fired);
+	return HRTIMER_NORESTART;
+}
+
+static void kwq_test_add_atomic(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	struct atomic_producer *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	DEFINE_SPINLOCK(lock);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	spin_lock(&lock);
+	KUNIT_EXPECT_EQ(test, kwq_add_atomic(q, "locked", 6), KWQ_ADD_QUEUED);
+	spin_unlock(&lock);
+
+	p->q = q;
+	init_completion(&p->fired);
+	kwq_hrtimer_setup(&p->timer, atomic_producer_fire, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_SOFT);
+	hrtimer_start(&p->timer, ms_to_ktime(1), HRTIMER_MODE_REL_SOFT);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&p->fired, 10 * HZ));
+	hrtimer_cancel(&p->timer);
+	KUNIT_EXPECT_EQ(test, p->ret, KWQ_ADD_QUEUED);
+	expect_get(test, q, "locked");
+	expect_get(test, q, "from-timer");
+}
+
+static void kwq_test_memory_per_key(struct kunit *test)
+{
+	size_t b32 = kwq_item_bytes(32), b317 = kwq_item_bytes(317);
+
+	kunit_info(test, "memory per key record: %zu bytes (32-byte key), %zu bytes (317-byte key)\n",
+		   b32, b317);
+	KUNIT_EXPECT_GE(test, b32, 32 + sizeof(void *));
+	KUNIT_EXPECT_GE(test, b317, 317);
+	KUNIT_EXPECT_LE(test, b32, 128);
+}
+
+/* Stress: many producers and consumers check the core invariants. */
+#define STRESS_KEYS		48
+#define STRESS_PRODUCERS	3
+#define STRESS_CONSUMERS	3
+#define STRESS_MS		1500
+
+struct stress {
+	struct kwq *q;
+	bool stop;
+	atomic_t busy[STRESS_KEYS];	/* consumers holding the key now */
+	atomic64_t gen[STRESS_KEYS];	/* bumped before each add */
+	atomic64_t seen[STRESS_KEYS];	/* gen observed after a get */
+	atomic_t overlaps;		/* a key held by two consumers */
+	atomic_t errors;
+	atomic64_t add_calls;
+	struct completion finished[STRESS_PRODUCERS + STRESS_CONSUMERS];
+};
+
+struct stress_worker {
+	struct stress *s;
+	int index;
+};
+
+static int stress_producer(void *data)
+{
+	struct stress_worker *sw = data;
+	struct stress *s = sw->s;
+	char key[16];
+
+	while (!READ_ONCE(s->stop)) {
+		u32 k = get_random_u32() % STRESS_KEYS;
+		int n = scnprintf(key, sizeof(key), "key-%u", k);
+
+		atomic64_inc(&s->gen[k]);
+		if (kwq_add(s->q, key, n) < 0)
+			atomic_inc(&s->errors);
+		atomic64_inc(&s->add_calls);
+		cond_resched();
+	}
+	complete(&s->finished[sw->index]);
+	return 0;
+}
+
+static int stress_consumer(void *data)
+{
+	struct stress_worker *sw = data;
+	struct stress *s = sw->s;
+	char key[16];
+	u32 len, k;
+	int ret;
+
+	for (;;) {
+		ret = kwq_get(s->q, key, sizeof(key) - 1, &len, KWQ_FOREVER);
+		if (ret == -ESHUTDOWN)
+			break;
+		if (ret) {
+			atomic_inc(&s->errors);
+			break;
+		}
+		key[len] = '\0';
+		if (kstrtou32(key + 4, 10, &k) || k >= STRESS_KEYS) {
+			atomic_inc(&s->errors);
+			continue;
+		}
+		if (atomic_inc_return(&s->busy[k]) != 1)
+			atomic_inc(&s->overlaps);
+		atomic64_set(&s->seen[k], atomic64_read(&s->gen[k]));
+		if (get_random_u32() % 4 == 0)
+			udelay(get_random_u32() % 20);
+		else
+			cond_resched();
+		atomic_dec(&s->busy[k]);
+		if (kwq_done(s->q, key, len) < 0)
+			atomic_inc(&s->errors);
+	}
+	complete(&s->finished[sw->index]);
+	return 0;
+}
+
+static void kwq_test_stress(struct kunit *test)
+{
+	struct stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct stress_worker *sw;
+	struct kwq_stats st;
+	int i, n = STRESS_PRODUCERS + STRESS_CONSUMERS;
+	int unprocessed = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	sw = kunit_kcalloc(test, n, sizeof(*sw), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sw);
+	s->q = test_queue(test);
+	for (i = 0; i < n; i++) {
+		struct task_struct *t;
+
+		sw[i].s = s;
+		sw[i].index = i;
+		init_completion(&s->finished[i]);
+		t = kthread_run(i < STRESS_PRODUCERS ? stress_producer : stress_consumer,
+				&sw[i], "kwq-stress-%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	msleep(STRESS_MS);
+	WRITE_ONCE(s->stop, true);
+	for (i = 0; i < STRESS_PRODUCERS; i++)
+		wait_for_completion(&s->finished[i]);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(s->q, kwq_deadline_after(MS_NS(30000))), 0);
+	kwq_shutdown(s->q);
+	for (i = STRESS_PRODUCERS; i < n; i++)
+		wait_for_completion(&s->finished[i]);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);
+	for (i = 0; i < STRESS_KEYS; i++) {
+		if (atomic64_read(&s->seen[i]) < atomic64_read(&s->gen[i]))
+			unprocessed++;
+	}
+	KUNIT_EXPECT_EQ(test, unprocessed, 0);
+	kwq_stats(s->q, &st);
+	KUNIT_EXPECT_EQ(test, st.queued, 0);
+	KUNIT_EXPECT_EQ(test, st.processing, 0);
+	KUNIT_EXPECT_EQ(test, st.items, 0);
+	KUNIT_EXPECT_EQ(test, st.gets, st.dones);
+	KUNIT_EXPECT_EQ(test, st.adds, st.gets);
+	KUNIT_EXPECT_EQ(test, st.adds + st.dedups, (u64)atomic64_read(&s->add_calls));
+	KUNIT_EXPECT_GT(test, st.gets, 0);
+	kunit_info(test, "stress: %llu add calls, %llu dedups, %llu gets, %llu requeues\n",
+		   (u64)atomic64_read(&s->add_calls), st.dedups, st.gets, st.requeues);
+}
+
+static struct kunit_case kwq_core_cases[] = {
+	KUNIT_CASE(kwq_test_basic_cycle),
+	KUNIT_CASE(kwq_test_dedup),
+	KUNIT_CASE(kwq_test_binary_keys),
+	KUNIT_CASE(kwq_test_fifo),
+	KUNIT_CASE(kwq_test_add_while_processing),
+	KUNIT_CASE(kwq_test_done_not_processing),
+	KUNIT_CASE(kwq_test_key_limits),
+	KUNIT_CASE(kwq_test_get_timeout),
+	KUNIT_CASE(kwq_test_get_blocks_until_add),
+	KUNIT_CASE(kwq_test_get_signal),
+	KUNIT_CASE(kwq_test_wakeups_not_lost),
+	KUNIT_CASE(kwq_test_shutdown),
+	KUNIT_CASE(kwq_test_shutdown_wakes_all),
+	KUNIT_CASE(kwq_test_shutdown_waits_for_dirty),
+	KUNIT_CASE(kwq_test_drain_processing),
+	KUNIT_CASE(kwq_test_drain_queued),
+	KUNIT_CASE(kwq_test_drain_dirty),
+	KUNIT_CASE(kwq_test_drain_forced),
+	KUNIT_CASE(kwq_test_drain_timeout_and_idle),
+	KUNIT_CASE(kwq_test_destroy_under_waiters),
+	KUNIT_CASE(kwq_test_destroyed_ops),
+	KUNIT_CASE(kwq_test_requeue),
+	KUNIT_CASE(kwq_test_max_items),
+	KUNIT_CASE(kwq_test_names),
+	KUNIT_CASE(kwq_test_add_atomic),
+	KUNIT_CASE(kwq_test_memory_per_key),
+	KUNIT_CASE(kwq_test_stress),
+	{}
+};
+
+static struct kunit_suite kwq_core_suite = {
+	.name = "kwq_core",
+	.init = kwq_test_init,
+	.exit = kwq_test_exit,
+	.test_cases = kwq_core_cases,
+};
+
+kunit_test_suite(kwq_core_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for the kwq core");

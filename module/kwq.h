@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kwq: deduplicating work queues, the API for other kernel modules.
+ *
+ * A queue holds keys (opaque byte strings). A key added many times before
+ * a worker takes it is handed out once; a key is never handed to two
+ * workers at once; a key added while being processed is handed out again
+ * after kwq_done(). Queues made here and through /dev/kwq are the same
+ * objects. See Documentation/kwq-core.rst for the state machine and the
+ * lock rules.
+ *
+ * Calling contexts, in short: kwq_create(), kwq_lookup(), kwq_destroy(),
+ * kwq_add(), kwq_get() and kwq_shutdown_drain() may sleep, and so may the
+ * kwq_put() that drops the last reference. kwq_add_atomic(), kwq_done(),
+ * kwq_requeue(), kwq_len(), kwq_stats(), kwq_shutdown() and
+ * kwq_shutting_down() take the queue's BH-safe spinlock and never sleep:
+ * they may be called from process or softirq context (including soft
+ * hrtimer callbacks and with spinlocks held), not from hard interrupts.
+ */
+#ifndef _KWQ_H
+#define _KWQ_H
+
+#include <linux/ktime.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/kwq.h>		/* uapi: limits, results, struct kwq_stats */
+
+struct kwq;
+
+/* Deadlines for kwq_get() and kwq_shutdown_drain(), CLOCK_MONOTONIC. */
+#define KWQ_NOWAIT	((ktime_t)0)
+#define KWQ_FOREVER	KTIME_MAX
+
+/**
+ * struct kwq_attr - how a queue is made
+ * @max_items: most key records the queue holds at once; 0 means the
+ *	module's default; larger values are clamped to it.
+ * @account: charge key records to the memory cgroup of the task that
+ *	adds them (GFP_KERNEL_ACCOUNT); set for queues made by user programs.
+ * @mode: permission bits checked when a user program opens the queue.
+ * @uid: owner checked with @mode.
+ * @gid: group checked with @mode.
+ */
+struct kwq_attr {
+	u32 max_items;
+	bool account;
+	umode_t mode;
+	kuid_t uid;
+	kgid_t gid;
+};
+
+/**
+ * kwq_deadline_after() - absolute deadline a relative time from now
+ * @timeout_ns: nanoseconds from now; negative means no timeout.
+ *
+ * Return: a deadline for kwq_get() or kwq_shutdown_drain().
+ */
+static inline ktime_t kwq_deadline_after(s64 timeout_ns)
+{
+	if (timeout_ns < 0)
+		return KWQ_FOREVER;
+	return ktime_add_safe(ktime_get(), ns_to_ktime(timeout_ns));
+}
+
+struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
+struct kwq *kwq_lookup(const char *name);
+void kwq_get_ref(struct kwq *q);
+void kwq_put(struct kwq *q);
+void kwq_destroy(struct kwq *q);
+const char *kwq_name(const struct kwq *q);
+size_t kwq_item_bytes(u32 key_len);
+
+int kwq_add(struct kwq *q, const void *key, u32 len);
+int kwq_add_atomic(struct kwq *q, const void *key, u32 len);
+int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
+int kwq_done(struct kwq *q, const void *key, u32 len);
+int kwq_requeue(struct kwq *q, const void *key, u32 len);
+
+u64 kwq_len(struct kwq *q);
+void kwq_stats(struct kwq *q, struct kwq_stats *st);
+void kwq_shutdown(struct kwq *q);
+int kwq_shutdown_drain(struct kwq *q, ktime_t deadline);
+bool kwq_shutting_down(struct kwq *q);
+
+#endif /* _KWQ_H */

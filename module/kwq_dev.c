@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kwq: the queues for user programs.
+ *
+ * Each open file is attached to at most one queue, by KWQ_IOC_CREATE or
+ * KWQ_IOC_OPEN, and holds a reference on it until close. Queues are
+ * named and persist until KWQ_IOC_DESTROY (like POSIX message queues), so
+ * producers and consumers in separate processes meet by name.
+ *
+ * Access: the file's open mode selects the rights, checked against the
+ * queue's owner and mode like SysV IPC: read to consume (get, done),
+ * write to produce and to shut down. Destroy needs the owner or
+ * CAP_SYS_ADMIN.
+ */
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "kwq_internal.h"
+
+/**
+ * struct kwq_file - one open file of /dev/kwq
+ * @attach_lock: serializes KWQ_IOC_CREATE and KWQ_IOC_OPEN on this file.
+ * @q: the attached queue; written once under @attach_lock with release
+ *	semantics, read without a lock with acquire semantics.
+ */
+struct kwq_file {
+	struct mutex attach_lock;
+	struct kwq *q;
+};
+
+static struct kwq *kwq_file_queue(struct kwq_file *kf)
+{
+	return smp_load_acquire(&kf->q);
+}
+
+static bool kwq_is_zero(const void *p, size_t n)
+{
+	return !memchr_inv(p, 0, n);
+}
+
+/* ipc_perm-style check of the file's open mode against the queue. */
+static int kwq_check_access(const struct kwq *q, fmode_t fmode)
+{
+	int requested = (fmode & FMODE_READ ? 4 : 0) | (fmode & FMODE_WRITE ? 2 : 0);
+	int granted = q->mode;
+
+	if (uid_eq(current_euid(), q->uid))
+		granted >>= 6;
+	else if (in_egroup_p(q->gid))
+		granted >>= 3;
+	if ((requested & ~granted & 7) && !capable(CAP_IPC_OWNER))
+		return -EACCES;
+	return 0;
+}
+
+static bool kwq_is_owner(const struct kwq *q)
+{
+	return uid_eq(current_euid(), q->uid) || capable(CAP_SYS_ADMIN);
+}
+
+/* Copy a NUL-terminated name out of a fixed user buffer. */
+static int kwq_name_from(const u8 *raw, char *name)
+{
+	if (!memchr(raw, 0, KWQ_NAME_MAX))
+		return -EINVAL;
+	memcpy(name, raw, KWQ_NAME_MAX);
+	return kwq_name_valid(name) ? 0 : -EINVAL;
+}
+
+static ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
+{
+	if (deadline_ns == KWQ_DEADLINE_NOWAIT || (file->f_flags & O_NONBLOCK))
+		return KWQ_NOWAIT;
+	if (deadline_ns >= (u64)KTIME_MAX)
+		return KWQ_FOREVER;
+	return ns_to_ktime(deadline_ns);
+}
+
+static int kwq_attach(struct kwq_file *kf, struct kwq *q)
+{
+	if (kf->q)
+		return -EBUSY;
+	smp_store_release(&kf->q, q);
+	return 0;
+}
+
+static long kwq_ioc_version(void __user *uarg)
+{
+	struct kwq_ioc_version v;
+
+	if (copy_from_user(&v, uarg, sizeof(v)))
+		return -EFAULT;
+	if (v.flags || !kwq_is_zero(v.reserved, sizeof(v.reserved)))
+		return -EINVAL;
+	memset(&v, 0, sizeof(v));
+	v.abi_version = KWQ_ABI_VERSION;
+	v.key_max = KWQ_KEY_MAX;
+	v.name_max = KWQ_NAME_MAX;
+	v.features = KWQ_FEATURE_CORE;
+	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
+{
+	struct kwq_ioc_create c;
+	char name[KWQ_NAME_MAX];
+	struct kwq_attr attr = {};
+	struct kwq *q;
+	int ret;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	if (c.flags || c.pad || (c.mode & ~0777) ||
+	    !kwq_is_zero(c.reserved, sizeof(c.reserved)))
+		return -EINVAL;
+	ret = kwq_name_from(c.name, name);
+	if (ret)
+		return ret;
+	attr.max_items = c.max_items;
+	attr.account = true;
+	attr.mode = c.mode;
+	attr.uid = current_euid();
+	attr.gid = current_egid();
+
+	mutex_lock(&kf->attach_lock);
+	if (kf->q) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	q = kwq_create(name, &attr);
+	if (IS_ERR(q)) {
+		ret = PTR_ERR(q);
+		goto unlock;
+	}
+	ret = kwq_attach(kf, q);
+unlock:
+	mutex_unlock(&kf->attach_lock);
+	return ret;
+}
+
+static long kwq_ioc_open(struct file *file, struct kwq_file *kf, void __user *uarg)
+{
+	struct kwq_ioc_open o;
+	char name[KWQ_NAME_MAX];
+	struct kwq *q;
+	int ret;
+
+	if (copy_from_user(&o, uarg, sizeof(o)))
+		return -EFAULT;
+	if (o.flags || o.pad || !kwq_is_zero(o.reserved, sizeof(o.reserved)))
+		return -EINVAL;
+	ret = kwq_name_from(o.name, name);
+	if (ret)
+		return ret;
+
+	mutex_lock(&kf->attach_lock);
+	if (kf->q) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	q = kwq_lookup(name);
+	if (IS_ERR(q)) {
+		ret = PTR_ERR(q);
+		goto unlock;
+	}
+	ret = kwq_check_access(q, file->f_mode);
+	if (!ret)
+		ret = kwq_attach(kf, q);
+	if (ret)
+		kwq_put(q);
+unlock:
+	mutex_unlock(&kf->attach_lock);
+	return ret;
+}
+
+/* Validate a struct kwq_ioc_key and copy its key into @key. */
+static int kwq_key_from(struct kwq_ioc_key *k, void __user *uarg, u8 *key)
+{
+	if (copy_from_user(k, uarg, sizeof(*k)))
+		return -EFAULT;
+	if (k->flags || k->pad || !kwq_is_zero(k->reserved, sizeof(k->reserved)))
+		return -EINVAL;
+	if (k->key_len < 1 || k->key_len > KWQ_KEY_MAX)
+		return -EINVAL;
+	if (copy_from_user(key, u64_to_user_ptr(k->key_ptr), k->key_len))
+		return -EFAULT;
+	return 0;
+}
+
+/* Add or done: both take a key and report an outcome. */
+static long kwq_ioc_key_op(struct kwq *q, void __user *uarg,
+			   int (*op)(struct kwq *q, const void *key, u32 len))
+{
+	struct kwq_ioc_key __user *ukey = uarg;
+	struct kwq_ioc_key k;
+	u8 key[KWQ_KEY_MAX];
+	int ret;
+
+	ret = kwq_key_from(&k, uarg, key);
+	if (ret)
+		return ret;
+	ret = op(q, key, k.key_len);
+	if (ret < 0)
+		return ret;
+	/* The operation happened; only the report can fail now. */
+	return put_user((u32)ret, &ukey->result) ? -EFAULT : 0;
+}
+
+static long kwq_ioc_get(struct file *file, struct kwq *q, void __user *uarg)
+{
+	struct kwq_ioc_get __user *uget = uarg;
+	struct kwq_ioc_get g;
+	u8 key[KWQ_KEY_MAX];
+	u32 len = 0;
+	int ret;
+
+	if (copy_from_user(&g, uarg, sizeof(g)))
+		return -EFAULT;
+	if (g.flags || g.pad || !kwq_is_zero(g.reserved, sizeof(g.reserved)))
+		return -EINVAL;
+	ret = kwq_get(q, key, min_t(u32, g.key_cap, KWQ_KEY_MAX), &len,
+		      kwq_deadline_from(g.deadline_ns, file));
+	if (ret == -EMSGSIZE)
+		return put_user(len, &uget->key_len) ? -EFAULT : -EMSGSIZE;
+	if (ret)
+		return ret;
+	if (copy_to_user(u64_to_user_ptr(g.key_ptr), key, len) ||
+	    put_user(len, &uget->key_len)) {
+		/* Never lose the key: give it back to the head of the queue. */
+		kwq_requeue(q, key, len);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long kwq_ioc_drain(struct file *file, struct kwq *q, void __user *uarg)
+{
+	struct kwq_ioc_drain d;
+
+	if (copy_from_user(&d, uarg, sizeof(d)))
+		return -EFAULT;
+	if (d.flags || d.pad)
+		return -EINVAL;
+	return kwq_shutdown_drain(q, kwq_deadline_from(d.deadline_ns, file));
+}
+
+static long kwq_ioc_stats(struct kwq *q, void __user *uarg)
+{
+	struct kwq_stats st;
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < 2 * sizeof(u32))
+		return -EINVAL;
+	kwq_stats(q, &st);
+	st.size = min_t(u32, usize, sizeof(st));
+	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
+}
+
+/* Commands that need a queue attached to the file. */
+static bool kwq_queue_cmd(unsigned int cmd)
+{
+	switch (cmd) {
+	case KWQ_IOC_DESTROY:
+	case KWQ_IOC_ADD:
+	case KWQ_IOC_GET:
+	case KWQ_IOC_DONE:
+	case KWQ_IOC_SHUTDOWN:
+	case KWQ_IOC_DRAIN:
+	case KWQ_IOC_STATS:
+		return true;
+	}
+	return false;
+}
+
+static long kwq_queue_ioctl(struct file *file, struct kwq *q, unsigned int cmd,
+			    void __user *uarg)
+{
+	bool may_read = file->f_mode & FMODE_READ;
+	bool may_write = file->f_mode & FMODE_WRITE;
+
+	switch (cmd) {
+	case KWQ_IOC_DESTROY:
+		if (!kwq_is_owner(q))
+			return -EPERM;
+		kwq_kill(q);
+		return 0;
+	case KWQ_IOC_ADD:
+		return may_write ? kwq_ioc_key_op(q, uarg, kwq_add) : -EBADF;
+	case KWQ_IOC_GET:
+		return may_read ? kwq_ioc_get(file, q, uarg) : -EBADF;
+	case KWQ_IOC_DONE:
+		return may_read ? kwq_ioc_key_op(q, uarg, kwq_done) : -EBADF;
+	case KWQ_IOC_SHUTDOWN:
+		if (!may_write)
+			return -EBADF;
+		kwq_shutdown(q);
+		return 0;
+	case KWQ_IOC_DRAIN:
+		return may_write ? kwq_ioc_drain(file, q, uarg) : -EBADF;
+	case KWQ_IOC_STATS:
+		return kwq_ioc_stats(q, uarg);
+	}
+	return -ENOTTY;
+}
+
+static long kwq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct kwq_file *kf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct kwq *q;
+
+	switch (cmd) {
+	case KWQ_IOC_VERSION:
+		return kwq_ioc_version(uarg);
+	case KWQ_IOC_CREATE:
+		return kwq_ioc_create(kf, uarg);
+	case KWQ_IOC_OPEN:
+		return kwq_ioc_open(file, kf, uarg);
+	}
+	if (!kwq_queue_cmd(cmd))
+		return -ENOTTY;
+	q = kwq_file_queue(kf);
+	if (!q)
+		return -EBADFD;
+	return kwq_queue_ioctl(file, q, cmd, uarg);
+}
+
+static __poll_t kwq_poll(struct file *file, poll_table *wait)
+{
+	struct kwq_file *kf = file->private_data;
+	struct kwq *q = kwq_file_queue(kf);
+
+	if (!q)
+		return EPOLLERR;
+	poll_wait(file, &q->get_wait, wait);
+	return kwq_readable(q) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int kwq_open(struct inode *inode, struct file *file)
+{
+	struct kwq_file *kf = kzalloc(sizeof(*kf), GFP_KERNEL_ACCOUNT);
+
+	if (!kf)
+		return -ENOMEM;
+	mutex_init(&kf->attach_lock);
+	file->private_data = kf;
+	return stream_open(inode, file);
+}
+
+static int kwq_release(struct inode *inode, struct file *file)
+{
+	struct kwq_file *kf = file->private_data;
+
+	if (kf->q)
+		kwq_put(kf->q);
+	mutex_destroy(&kf->attach_lock);
+	kfree(kf);
+	return 0;
+}
+
+static const struct file_operations kwq_fops = {
+	.owner = THIS_MODULE,
+	.open = kwq_open,
+	.release = kwq_release,
+	.unlocked_ioctl = kwq_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = kwq_poll,
+};
+
+static struct miscdevice kwq_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kwq",
+	.fops = &kwq_fops,
+	.mode = 0666,
+};
+
+int kwq_dev_init(void)
+{
+	return misc_register(&kwq_miscdev);
+}
+
+void kwq_dev_exit(void)
+{
+	misc_deregister(&kwq_miscdev);
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq registry: the one namespace of named queues, shared by kernel
+ * modules (kwq_create(), kwq_lookup()) and user programs (/dev/kwq).
+ *
+ * The registry holds one reference on each named queue; kwq_kill() drops
+ * it. Queue counts are small (max_queues), so a list under a mutex is
+ * enough: lookups happen on open, not per key.
+ */
+
+#include <linux/err.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "kwq_internal.h"
+
+static LIST_HEAD(kwq_registry);
+/* Protects kwq_registry, kwq_registry_count and kwq.registered. */
+static DEFINE_MUTEX(kwq_registry_lock);
+static unsigned int kwq_registry_count;
+
+static bool kwq_name_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+/**
+ * kwq_name_valid() - whether a string is an acceptable queue name
+ * @name: NUL-terminated string.
+ *
+ * Return: true for 1 to KWQ_NAME_MAX - 1 characters from [A-Za-z0-9._-]
+ * that do not start with '.'.
+ */
+bool kwq_name_valid(const char *name)
+{
+	size_t i;
+
+	if (!name || !name[0] || name[0] == '.')
+		return false;
+	for (i = 0; name[i]; i++) {
+		if (i >= KWQ_NAME_MAX - 1 || !kwq_name_char_ok(name[i]))
+			return false;
+	}
+	return true;
+}
+
+static struct kwq *kwq_registry_find_locked(const char *name)
+{
+	struct kwq *q;
+
+	lockdep_assert_held(&kwq_registry_lock);
+	list_for_each_entry(q, &kwq_registry, node) {
+		if (!strcmp(q->name, name))
+			return q;
+	}
+	return NULL;
+}
+
+/**
+ * kwq_registry_add() - publish a new queue under its name
+ * @q: queue with a valid name; the registry takes a reference.
+ *
+ * Return: 0, -EEXIST or -ENOSPC.
+ */
+int kwq_registry_add(struct kwq *q)
+{
+	int ret = 0;
+
+	mutex_lock(&kwq_registry_lock);
+	if (kwq_registry_find_locked(q->name)) {
+		ret = -EEXIST;
+	} else if (kwq_registry_count >= kwq_max_queues) {
+		ret = -ENOSPC;
+	} else {
+		kwq_get_ref(q);
+		list_add_tail(&q->node, &kwq_registry);
+		q->registered = true;
+		kwq_registry_count++;
+	}
+	mutex_unlock(&kwq_registry_lock);
+	return ret;
+}
+
+/**
+ * kwq_registry_del() - remove a queue's name and the registry's reference
+ * @q: queue; nothing happens if it is not registered.
+ */
+void kwq_registry_del(struct kwq *q)
+{
+	bool was_registered;
+
+	mutex_lock(&kwq_registry_lock);
+	was_registered = q->registered;
+	if (was_registered) {
+		list_del_init(&q->node);
+		q->registered = false;
+		kwq_registry_count--;
+	}
+	mutex_unlock(&kwq_registry_lock);
+	if (was_registered)
+		kwq_put(q);
+}
+
+/**
+ * kwq_lookup() - find a named queue
+ * @name: queue name.
+ *
+ * Context: process context; may sleep.
+ * Return: the queue with a reference for the caller (drop it with
+ * kwq_put()), or ERR_PTR(-EINVAL) for a bad name, ERR_PTR(-ENOENT).
+ */
+struct kwq *kwq_lookup(const char *name)
+{
+	struct kwq *q;
+
+	if (!kwq_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&kwq_registry_lock);
+	q = kwq_registry_find_locked(name);
+	if (q)
+		kwq_get_ref(q);
+	mutex_unlock(&kwq_registry_lock);
+	return q ?: ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(kwq_lookup);
+
+/**
+ * kwq_registry_kill_all() - destroy every named queue (module unload)
+ *
+ * Only queues nobody holds remain at unload: open descriptors pin the
+ * module, and modules using the API depend on it.
+ */
+void kwq_registry_kill_all(void)
+{
+	struct kwq *q;
+
+	for (;;) {
+		mutex_lock(&kwq_registry_lock);
+		q = list_first_entry_or_null(&kwq_registry, struct kwq, node);
+		if (q)
+			kwq_get_ref(q);
+		mutex_unlock(&kwq_registry_lock);
+		if (!q)
+			break;
+		kwq_destroy(q);
+	}
+}

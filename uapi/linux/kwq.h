@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kwq: deduplicating work queues in the kernel, the /dev/kwq ioctl ABI.
+ *
+ * Rules this header follows (Documentation/process/botching-up-ioctls.rst):
+ * only fixed-size __u* / __s* types, natural alignment, explicit padding,
+ * every struct a multiple of 8 bytes and identical for 32- and 64-bit
+ * callers, user pointers carried as __u64, reserved fields and unknown
+ * flags rejected with -EINVAL, timeouts as absolute CLOCK_MONOTONIC
+ * nanoseconds so that a restarted ioctl never waits longer.
+ */
+#ifndef _UAPI_LINUX_KWQ_H
+#define _UAPI_LINUX_KWQ_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Bumped when an incompatible change is made; features grow compatibly. */
+#define KWQ_ABI_VERSION		1
+
+/* Longest key in bytes. Kubernetes "namespace/name" keys reach 317. */
+#define KWQ_KEY_MAX		512
+/* Size of a queue name buffer, including the terminating NUL. */
+#define KWQ_NAME_MAX		64
+
+/* Deadline values for struct kwq_ioc_get and struct kwq_ioc_drain. */
+#define KWQ_DEADLINE_NOWAIT	0ULL		/* never block */
+#define KWQ_DEADLINE_FOREVER	(~0ULL)		/* block without timeout */
+
+/**
+ * enum kwq_add_result - what an add did with the key
+ * @KWQ_ADD_QUEUED: the key was not pending and is now queued.
+ * @KWQ_ADD_DUPLICATE: the key was already queued; nothing changed.
+ * @KWQ_ADD_DEFERRED: the key is being processed; it is marked dirty and
+ *	queued again when the worker calls done.
+ *
+ * An add refused because the queue shuts down fails with -ESHUTDOWN.
+ */
+enum kwq_add_result {
+	KWQ_ADD_QUEUED = 0,
+	KWQ_ADD_DUPLICATE = 1,
+	KWQ_ADD_DEFERRED = 2,
+};
+
+/**
+ * enum kwq_done_result - what done did with the key
+ * @KWQ_DONE_FINISHED: processing ended; the key is no longer pending.
+ * @KWQ_DONE_REQUEUED: the key was added while processing and is queued again.
+ */
+enum kwq_done_result {
+	KWQ_DONE_FINISHED = 0,
+	KWQ_DONE_REQUEUED = 1,
+};
+
+/* Feature bits reported by KWQ_IOC_VERSION. */
+#define KWQ_FEATURE_CORE	(1ULL << 0)	/* add/get/done/shutdown/drain */
+
+/**
+ * struct kwq_ioc_version - ABI handshake (KWQ_IOC_VERSION)
+ * @abi_version: out: KWQ_ABI_VERSION of the running module.
+ * @key_max: out: longest key accepted, in bytes.
+ * @name_max: out: size of a queue name buffer including the NUL.
+ * @flags: in: must be 0.
+ * @features: out: KWQ_FEATURE_* bits this module implements.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_version {
+	__u32 abi_version;
+	__u32 key_max;
+	__u32 name_max;
+	__u32 flags;
+	__u64 features;
+	__u64 reserved[4];
+};
+
+/**
+ * struct kwq_ioc_create - create a named queue and attach the fd to it
+ * @name: NUL-terminated name, 1 to KWQ_NAME_MAX - 1 characters out of
+ *	[A-Za-z0-9._-], not starting with '.'.
+ * @flags: must be 0.
+ * @mode: permission bits (0 to 0777) checked by later opens, like SysV IPC.
+ * @max_items: most keys the queue tracks at once; 0 means the module's
+ *	default (module parameter max_items_per_queue), larger values are
+ *	clamped to it.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_create {
+	__u8 name[KWQ_NAME_MAX];
+	__u32 flags;
+	__u32 mode;
+	__u32 max_items;
+	__u32 pad;
+	__u64 reserved[4];
+};
+
+/**
+ * struct kwq_ioc_open - attach the fd to an existing named queue
+ * @name: NUL-terminated queue name.
+ * @flags: must be 0.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_open {
+	__u8 name[KWQ_NAME_MAX];
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_key - one key for KWQ_IOC_ADD and KWQ_IOC_DONE
+ * @key_ptr: user address of the key bytes.
+ * @key_len: key length, 1 to KWQ_KEY_MAX.
+ * @flags: must be 0.
+ * @result: out: enum kwq_add_result (add) or enum kwq_done_result (done).
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_key {
+	__u64 key_ptr;
+	__u32 key_len;
+	__u32 flags;
+	__u32 result;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_get - take the next key (KWQ_IOC_GET)
+ * @key_ptr: user address of a buffer for the key.
+ * @key_cap: size of that buffer; if the next key does not fit, the call
+ *	fails with -EMSGSIZE, sets @key_len to the size needed and leaves
+ *	the key queued.
+ * @key_len: out: length of the key handed out.
+ * @deadline_ns: absolute CLOCK_MONOTONIC time to give up at (-ETIMEDOUT);
+ *	KWQ_DEADLINE_NOWAIT fails with -EAGAIN instead of blocking,
+ *	KWQ_DEADLINE_FOREVER waits until a key comes or the queue shuts down.
+ *	A file opened with O_NONBLOCK never blocks.
+ * @flags: must be 0.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_get {
+	__u64 key_ptr;
+	__u32 key_cap;
+	__u32 key_len;
+	__u64 deadline_ns;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_drain - shut down and wait until all work is done
+ * @deadline_ns: absolute CLOCK_MONOTONIC time to give up at (-ETIMEDOUT);
+ *	KWQ_DEADLINE_FOREVER waits without a timeout.
+ * @flags: must be 0.
+ * @pad: must be 0.
+ */
+struct kwq_ioc_drain {
+	__u64 deadline_ns;
+	__u32 flags;
+	__u32 pad;
+};
+
+/* Bits of kwq_stats.state. */
+#define KWQ_STATE_SHUTTING_DOWN	(1U << 0)
+#define KWQ_STATE_DRAINING	(1U << 1)
+#define KWQ_STATE_DESTROYED	(1U << 2)
+
+/**
+ * struct kwq_stats - a consistent snapshot of a queue (KWQ_IOC_STATS)
+ * @size: in: sizeof(struct kwq_stats) as the caller knows it; out: the
+ *	number of bytes the kernel filled. Older callers get a prefix, newer
+ *	callers get the tail zeroed.
+ * @state: out: KWQ_STATE_* bits.
+ * @queued: keys ready for get, in FIFO order (what client-go's Len counts).
+ * @processing: keys handed out by get and not yet done.
+ * @dirty_processing: keys being processed that were added again; each
+ *	runs again after its done. Not included in @queued.
+ * @items: key records held (queued + processing, plus later states).
+ * @max_items: the queue's limit on @items.
+ * @adds: adds that queued a key or marked a processing key dirty.
+ * @dedups: adds absorbed because the key was already queued or dirty.
+ * @gets: keys handed out.
+ * @dones: successful done calls.
+ * @requeues: done calls that queued the key again.
+ * @refused: adds refused because the queue was shutting down.
+ */
+struct kwq_stats {
+	__u32 size;
+	__u32 state;
+	__u64 queued;
+	__u64 processing;
+	__u64 dirty_processing;
+	__u64 items;
+	__u64 max_items;
+	__u64 adds;
+	__u64 dedups;
+	__u64 gets;
+	__u64 dones;
+	__u64 requeues;
+	__u64 refused;
+};
+
+#define KWQ_IOC_MAGIC		0xE8
+
+#define KWQ_IOC_VERSION		_IOWR(KWQ_IOC_MAGIC, 0x00, struct kwq_ioc_version)
+#define KWQ_IOC_CREATE		_IOW(KWQ_IOC_MAGIC, 0x01, struct kwq_ioc_create)
+#define KWQ_IOC_OPEN		_IOW(KWQ_IOC_MAGIC, 0x02, struct kwq_ioc_open)
+#define KWQ_IOC_DESTROY		_IO(KWQ_IOC_MAGIC, 0x03)
+#define KWQ_IOC_ADD		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_ioc_key)
+#define KWQ_IOC_GET		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_ioc_get)
+#define KWQ_IOC_DONE		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_ioc_key)
+#define KWQ_IOC_SHUTDOWN	_IO(KWQ_IOC_MAGIC, 0x20)
+#define KWQ_IOC_DRAIN		_IOW(KWQ_IOC_MAGIC, 0x21, struct kwq_ioc_drain)
+#define KWQ_IOC_STATS		_IOWR(KWQ_IOC_MAGIC, 0x30, struct kwq_stats)
+
+#endif /* _UAPI_LINUX_KWQ_H */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwqctl: drive kwq queues from the shell.
+ *
+ * Exit status: 0 success, 1 the operation failed, 2 usage error,
+ * 3 nothing to get (empty, timed out or shut down).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libkwq.h"
+
+#define EXIT_USAGE	2
+#define EXIT_NOTHING	3
+
+static const char usage_text[] =
+"usage: kwqctl COMMAND [ARGS]\n"
+"\n"
+"  version                      ABI version and limits of the loaded module\n"
+"  create NAME [--mode M] [--max-items N]\n"
+"                               make a named queue (mode default 0600)\n"
+"  destroy NAME                 remove a queue (owner only)\n"
+"  add NAME KEY...              add keys, print what happened to each\n"
+"  get NAME [--timeout MS] [--done]\n"
+"                               take one key and print it (timeout: wait\n"
+"                               up to MS ms, -1 forever; default 0)\n"
+"  done NAME KEY                end the processing of KEY\n"
+"  len NAME                     print the number of keys ready\n"
+"  stats NAME                   print the queue's counters\n"
+"  shutdown NAME                refuse further adds\n"
+"  drain NAME [--timeout MS]    shut down and wait until all work is done\n"
+"\n"
+"Exit status: 0 ok, 1 failed, 2 usage, 3 nothing to get.\n";
+
+static int usage(void)
+{
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
+}
+
+static int fail(const char *what, const char *name, int err)
+{
+	fprintf(stderr, "kwqctl: %s %s: %s\n", what, name, strerror(-err));
+	return 1;
+}
+
+static int parse_long(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 0);
+	return errno || !*s || *end ? -EINVAL : 0;
+}
+
+/* Options shared by the commands; each command uses a subset. */
+struct opts {
+	long mode;
+	long max_items;
+	long timeout_ms;
+	int done;
+};
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "max-items", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "done", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->mode = 0600;
+	o->max_items = 0;
+	o->timeout_ms = 0;
+	o->done = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:n:t:dh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
+				return -EINVAL;
+			break;
+		case 'n':
+			if (parse_long(optarg, &o->max_items) || o->max_items < 0)
+				return -EINVAL;
+			break;
+		case 't':
+			if (parse_long(optarg, &o->timeout_ms) || o->timeout_ms < -1)
+				return -EINVAL;
+			break;
+		case 'd':
+			o->done = 1;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int64_t timeout_ns(long ms)
+{
+	return ms < 0 ? -1 : (int64_t)ms * 1000000;
+}
+
+static int cmd_version(void)
+{
+	struct kwq_ioc_version v;
+	int ret = kwq_version(&v);
+
+	if (ret)
+		return fail("version", "", ret);
+	printf("abi %u, key_max %u bytes, name_max %u, features 0x%llx\n",
+	       v.abi_version, v.key_max, v.name_max, (unsigned long long)v.features);
+	return 0;
+}
+
+static int cmd_add(int fd, const char *name, int nkeys, char **keys)
+{
+	int i, ret, status = 0;
+
+	for (i = 0; i < nkeys; i++) {
+		ret = kwq_add(fd, keys[i], strlen(keys[i]));
+		if (ret < 0) {
+			status = fail("add to", name, ret);
+			continue;
+		}
+		printf("%s: %s\n", keys[i], kwq_add_result_name(ret));
+	}
+	return status;
+}
+
+static int cmd_get(int fd, const char *name, const struct opts *o)
+{
+	char key[KWQ_KEY_MAX + 1];
+	size_t len = 0;
+	int ret = kwq_get(fd, key, KWQ_KEY_MAX, &len, timeout_ns(o->timeout_ms));
+
+	if (ret == -EAGAIN || ret == -ETIMEDOUT || ret == -ESHUTDOWN) {
+		fprintf(stderr, "kwqctl: get from %s: %s\n", name,
+			ret == -ESHUTDOWN ? "queue is shut down" : "nothing ready");
+		return EXIT_NOTHING;
+	}
+	if (ret)
+		return fail("get from", name, ret);
+	key[len] = '\0';
+	printf("%s\n", key);
+	if (o->done) {
+		ret = kwq_done(fd, key, len);
+		if (ret < 0)
+			return fail("done on", name, ret);
+	}
+	return 0;
+}
+
+static void print_stats(const char *name, const struct kwq_stats *st)
+{
+	printf("queue %s%s%s%s\n", name,
+	       st->state & KWQ_STATE_SHUTTING_DOWN ? " shutting-down" : "",
+	       st->state & KWQ_STATE_DRAINING ? " draining" : "",
+	       st->state & KWQ_STATE_DESTROYED ? " destroyed" : "");
+	printf("  queued %llu  processing %llu  dirty-processing %llu  items %llu/%llu\n",
+	       (unsigned long long)st->queued, (unsigned long long)st->processing,
+	       (unsigned long long)st->dirty_processing,
+	       (unsigned long long)st->items, (unsigned long long)st->max_items);
+	printf("  adds %llu  dedups %llu  gets %llu  dones %llu  requeues %llu  refused %llu\n",
+	       (unsigned long long)st->adds, (unsigned long long)st->dedups,
+	       (unsigned long long)st->gets, (unsigned long long)st->dones,
+	       (unsigned long long)st->requeues, (unsigned long long)st->refused);
+}
+
+/* Commands that work on an existing queue. */
+static int run_on_queue(const char *cmd, const char *name, int argc, char **argv,
+			const struct opts *o)
+{
+	struct kwq_stats st;
+	int fd, ret;
+
+	fd = kwq_open(name, O_RDWR);
+	if (fd < 0)
+		return fail("open", name, fd);
+	if (!strcmp(cmd, "add")) {
+		ret = argc > 0 ? cmd_add(fd, name, argc, argv) : usage();
+	} else if (!strcmp(cmd, "get")) {
+		ret = cmd_get(fd, name, o);
+	} else if (!strcmp(cmd, "done")) {
+		if (argc != 1) {
+			ret = usage();
+		} else {
+			ret = kwq_done(fd, argv[0], strlen(argv[0]));
+			ret = ret < 0 ? fail("done on", name, ret) : 0;
+		}
+	} else if (!strcmp(cmd, "len")) {
+		int64_t n = kwq_len(fd);
+
+		ret = n < 0 ? fail("len of", name, (int)n) : 0;
+		if (n >= 0)
+			printf("%lld\n", (long long)n);
+	} else if (!strcmp(cmd, "stats")) {
+		ret = kwq_stats(fd, &st);
+		if (ret)
+			ret = fail("stats of", name, ret);
+		else
+			print_stats(name, &st);
+	} else if (!strcmp(cmd, "shutdown")) {
+		ret = kwq_shutdown(fd);
+		ret = ret ? fail("shutdown", name, ret) : 0;
+	} else if (!strcmp(cmd, "drain")) {
+		ret = kwq_shutdown_drain(fd, timeout_ns(o->timeout_ms ? o->timeout_ms : -1));
+		ret = ret ? fail("drain", name, ret) : 0;
+	} else if (!strcmp(cmd, "destroy")) {
+		ret = kwq_destroy(fd);
+		ret = ret ? fail("destroy", name, ret) : 0;
+	} else {
+		ret = usage();
+	}
+	close(fd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *name;
+	struct opts o;
+	int fd;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return argc < 2 ? usage() : (fputs(usage_text, stdout), 0);
+	cmd = argv[1];
+	if (!strcmp(cmd, "version"))
+		return cmd_version();
+	if (argc < 3)
+		return usage();
+	name = argv[2];
+	/* Options follow the queue name; the rest are keys. */
+	if (parse_opts(argc - 2, argv + 2, &o))
+		return usage();
+	if (!strcmp(cmd, "create")) {
+		fd = kwq_create(name, (unsigned int)o.mode, (unsigned int)o.max_items);
+		if (fd < 0)
+			return fail("create", name, fd);
+		close(fd);
+		return 0;
+	}
+	return run_on_queue(cmd, name, argc - 2 - optind, argv + 2 + optind, &o);
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* libkwq: see libkwq.h. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libkwq.h"
+
+static const char *kwq_dev_path(void)
+{
+	const char *p = getenv("KWQ_DEV");
+
+	return p && *p ? p : KWQ_DEFAULT_DEV;
+}
+
+/* ioctl returning 0 or -errno. */
+static int kwq_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static int kwq_open_dev(int oflags)
+{
+	int fd = open(kwq_dev_path(), oflags | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int kwq_copy_name(uint8_t *dst, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n == 0 || n >= KWQ_NAME_MAX)
+		return -EINVAL;
+	memcpy(dst, name, n + 1);
+	return 0;
+}
+
+/* Run an attach ioctl on a fresh fd; close it on failure. */
+static int kwq_attach(int oflags, unsigned long cmd, void *arg)
+{
+	int fd = kwq_open_dev(oflags);
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	ret = kwq_ioctl(fd, cmd, arg);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
+{
+	struct kwq_ioc_create c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	ret = kwq_copy_name(c.name, name);
+	if (ret)
+		return ret;
+	c.mode = mode;
+	c.max_items = max_items;
+	return kwq_attach(O_RDWR, KWQ_IOC_CREATE, &c);
+}
+
+int kwq_open(const char *name, int oflags)
+{
+	struct kwq_ioc_open o;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	ret = kwq_copy_name(o.name, name);
+	if (ret)
+		return ret;
+	return kwq_attach(oflags, KWQ_IOC_OPEN, &o);
+}
+
+int kwq_close(int fd)
+{
+	return close(fd) < 0 ? -errno : 0;
+}
+
+int kwq_destroy(int fd)
+{
+	return kwq_ioctl(fd, KWQ_IOC_DESTROY, NULL);
+}
+
+uint64_t kwq_deadline(int64_t timeout_ns)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (timeout_ns < 0)
+		return KWQ_DEADLINE_FOREVER;
+	if (timeout_ns == 0)
+		return KWQ_DEADLINE_NOWAIT;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return now + (uint64_t)timeout_ns;
+}
+
+/* Add and done share the struct and report a result. */
+static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len)
+{
+	struct kwq_ioc_key k;
+	int ret;
+
+	if (len > KWQ_KEY_MAX)
+		return -EINVAL;
+	memset(&k, 0, sizeof(k));
+	k.key_ptr = (uintptr_t)key;
+	k.key_len = (uint32_t)len;
+	ret = kwq_ioctl(fd, cmd, &k);
+	return ret ? ret : (int)k.result;
+}
+
+int kwq_add(int fd, const void *key, size_t len)
+{
+	return kwq_key_op(fd, KWQ_IOC_ADD, key, len);
+}
+
+int kwq_done(int fd, const void *key, size_t len)
+{
+	return kwq_key_op(fd, KWQ_IOC_DONE, key, len);
+}
+
+int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
+{
+	struct kwq_ioc_get g;
+	int ret;
+
+	memset(&g, 0, sizeof(g));
+	g.key_ptr = (uintptr_t)buf;
+	g.key_cap = cap > KWQ_KEY_MAX ? KWQ_KEY_MAX : (uint32_t)cap;
+	g.deadline_ns = kwq_deadline(timeout_ns);
+	ret = kwq_ioctl(fd, KWQ_IOC_GET, &g);
+	if ((!ret || ret == -EMSGSIZE) && len)
+		*len = g.key_len;
+	return ret;
+}
+
+int kwq_stats(int fd, struct kwq_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return kwq_ioctl(fd, KWQ_IOC_STATS, st);
+}
+
+int64_t kwq_len(int fd)
+{
+	struct kwq_stats st;
+	int ret = kwq_stats(fd, &st);
+
+	return ret ? ret : (int64_t)st.queued;
+}
+
+int kwq_shutdown(int fd)
+{
+	return kwq_ioctl(fd, KWQ_IOC_SHUTDOWN, NULL);
+}
+
+int kwq_shutdown_drain(int fd, int64_t timeout_ns)
+{
+	struct kwq_ioc_drain d;
+
+	memset(&d, 0, sizeof(d));
+	d.deadline_ns = kwq_deadline(timeout_ns);
+	return kwq_ioctl(fd, KWQ_IOC_DRAIN, &d);
+}
+
+int kwq_shutting_down(int fd)
+{
+	struct kwq_stats st;
+	int ret = kwq_stats(fd, &st);
+
+	return ret ? ret : !!(st.state & KWQ_STATE_SHUTTING_DOWN);
+}
+
+int kwq_version(struct kwq_ioc_version *v)
+{
+	int fd = kwq_open_dev(O_RDONLY);
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	memset(v, 0, sizeof(*v));
+	ret = kwq_ioctl(fd, KWQ_IOC_VERSION, v);
+	close(fd);
+	return ret;
+}
+
+const char *kwq_add_result_name(int result)
+{
+	switch (result) {
+	case KWQ_ADD_QUEUED:
+		return "queued";
+	case KWQ_ADD_DUPLICATE:
+		return "duplicate";
+	case KWQ_ADD_DEFERRED:
+		return "deferred";
+	}
+	return "unknown";
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libkwq: a thin C library over /dev/kwq. Names mirror the in-kernel API
+ * (kwq_add, kwq_get, kwq_done, ...). A queue handle is a file descriptor,
+ * so it works with poll/epoll and is closed with close(2) (or
+ * kwq_close()). Every function returns a negative errno on failure and
+ * leaves errno alone.
+ */
+#ifndef LIBKWQ_H
+#define LIBKWQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kwq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device path; the KWQ_DEV environment variable overrides it. */
+#define KWQ_DEFAULT_DEV "/dev/kwq"
+
+/* Create a named queue, owned by the caller, and return a fd on it. */
+int kwq_create(const char *name, unsigned int mode, unsigned int max_items);
+/* Open an existing queue. @oflags: O_RDONLY (consume), O_WRONLY
+ * (produce) or O_RDWR, optionally O_NONBLOCK. Returns a fd. */
+int kwq_open(const char *name, int oflags);
+int kwq_close(int fd);
+/* Remove the queue's name and end it for every user (owner only). */
+int kwq_destroy(int fd);
+
+/* Returns an enum kwq_add_result (>= 0). */
+int kwq_add(int fd, const void *key, size_t len);
+/* Waits up to @timeout_ns (< 0: forever, 0: not at all). On success the
+ * key is in @buf and its length in *@len. -EMSGSIZE sets *@len to the
+ * size needed. */
+int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns);
+/* Returns an enum kwq_done_result (>= 0). */
+int kwq_done(int fd, const void *key, size_t len);
+
+/* Keys ready for get (client-go's Len), or a negative errno. */
+int64_t kwq_len(int fd);
+int kwq_stats(int fd, struct kwq_stats *st);
+int kwq_shutdown(int fd);
+/* Shut down and wait until nothing is queued or processing. */
+int kwq_shutdown_drain(int fd, int64_t timeout_ns);
+/* 1 if shutting down, 0 if not, or a negative errno. */
+int kwq_shutting_down(int fd);
+int kwq_version(struct kwq_ioc_version *v);
+
+/* "queued", "duplicate", "deferred" for an enum kwq_add_result. */
+const char *kwq_add_result_name(int result);
+/* Absolute CLOCK_MONOTONIC deadline @timeout_ns from now, as the ABI
+ * wants it (< 0: KWQ_DEADLINE_FOREVER, 0: KWQ_DEADLINE_NOWAIT). */
+uint64_t kwq_deadline(int64_t timeout_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBKWQ_H */

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end tests of /dev/kwq, run inside the guest as root. Each error
+ * case asserts the errno and that the queue did not change. Built both
+ * 64-bit and -m32 (the 32-bit build goes through compat_ioctl).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libkwq.h"
+#include "tap.h"
+
+/* The ABI structs must have one layout for 32- and 64-bit callers. */
+_Static_assert(sizeof(struct kwq_ioc_version) == 56, "kwq_ioc_version layout");
+_Static_assert(sizeof(struct kwq_ioc_create) == 112, "kwq_ioc_create layout");
+_Static_assert(sizeof(struct kwq_ioc_open) == 88, "kwq_ioc_open layout");
+_Static_assert(sizeof(struct kwq_ioc_key) == 40, "kwq_ioc_key layout");
+_Static_assert(sizeof(struct kwq_ioc_get) == 48, "kwq_ioc_get layout");
+_Static_assert(sizeof(struct kwq_ioc_drain) == 16, "kwq_ioc_drain layout");
+_Static_assert(sizeof(struct kwq_stats) == 96, "kwq_stats layout");
+_Static_assert(__alignof__(struct kwq_ioc_key) == 8 || sizeof(void *) == 4,
+	       "kwq_ioc_key alignment");
+
+static int raw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static int dev_open(int flags)
+{
+	int fd = open(KWQ_DEFAULT_DEV, flags | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("Bail out! cannot open %s: %s\n", KWQ_DEFAULT_DEV, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static struct kwq_stats stats_of(int fd)
+{
+	struct kwq_stats st;
+
+	if (kwq_stats(fd, &st))
+		memset(&st, 0xff, sizeof(st));
+	return st;
+}
+
+/* Queue counts as one comparable number set. */
+static int same_counts(int fd, const struct kwq_stats *before)
+{
+	struct kwq_stats now = stats_of(fd);
+
+	return now.queued == before->queued && now.processing == before->processing &&
+	       now.items == before->items && now.adds == before->adds &&
+	       now.gets == before->gets && now.dones == before->dones;
+}
+
+static int add_s(int fd, const char *key)
+{
+	return kwq_add(fd, key, strlen(key));
+}
+
+static int done_s(int fd, const char *key)
+{
+	return kwq_done(fd, key, strlen(key));
+}
+
+/* Non-blocking get that compares the key with @want. */
+static int get_is(int fd, const char *want)
+{
+	char buf[KWQ_KEY_MAX + 1];
+	size_t len = 0;
+	int ret = kwq_get(fd, buf, KWQ_KEY_MAX, &len, 0);
+
+	if (ret)
+		return ret;
+	buf[len] = '\0';
+	return strcmp(buf, want) ? -EBADMSG : 0;
+}
+
+static void test_version(void)
+{
+	struct kwq_ioc_version v;
+	int fd = dev_open(O_RDONLY);
+
+	memset(&v, 0, sizeof(v));
+	is(raw_ioctl(fd, KWQ_IOC_VERSION, &v), 0, "version succeeds");
+	is(v.abi_version, KWQ_ABI_VERSION, "abi version");
+	is(v.key_max, KWQ_KEY_MAX, "key_max");
+	is(v.name_max, KWQ_NAME_MAX, "name_max");
+	ok(v.features & KWQ_FEATURE_CORE, "core feature bit");
+	memset(&v, 0, sizeof(v));
+	v.flags = 1;
+	is(raw_ioctl(fd, KWQ_IOC_VERSION, &v), -EINVAL, "version: unknown flag -> EINVAL");
+	memset(&v, 0, sizeof(v));
+	v.reserved[3] = 1;
+	is(raw_ioctl(fd, KWQ_IOC_VERSION, &v), -EINVAL, "version: reserved != 0 -> EINVAL");
+	is(raw_ioctl(fd, KWQ_IOC_VERSION, NULL), -EFAULT, "version: NULL -> EFAULT");
+	close(fd);
+}
+
+static void test_unknown_and_detached(void)
+{
+	int fd = dev_open(O_RDWR);
+	struct kwq_stats st = { .size = sizeof(st) };
+	char junk[64] = { 0 };
+
+	is(raw_ioctl(fd, _IOWR(KWQ_IOC_MAGIC, 0x7f, struct kwq_ioc_key), junk), -ENOTTY,
+	   "unknown command number -> ENOTTY");
+	is(raw_ioctl(fd, _IOWR('k', 0x10, struct kwq_ioc_key), junk), -ENOTTY,
+	   "foreign magic -> ENOTTY");
+	is(raw_ioctl(fd, _IOR(KWQ_IOC_MAGIC, 0x10, struct kwq_ioc_key), junk), -ENOTTY,
+	   "right number, wrong direction -> ENOTTY");
+	is(raw_ioctl(fd, KWQ_IOC_STATS, &st), -EBADFD, "queue op on detached fd -> EBADFD");
+	is(kwq_add(fd, "a", 1), -EBADFD, "add on detached fd -> EBADFD");
+	close(fd);
+}
+
+static void test_create_validation(void)
+{
+	struct kwq_ioc_create c;
+	int fd = dev_open(O_RDWR), fd2;
+
+#define CREATE_EXPECT(field_setup, want, what) do {		\
+		memset(&c, 0, sizeof(c));			\
+		strcpy((char *)c.name, "abi-create");		\
+		c.mode = 0600;					\
+		field_setup;					\
+		is(raw_ioctl(fd, KWQ_IOC_CREATE, &c), want, what); \
+	} while (0)
+
+	CREATE_EXPECT(c.name[0] = 0, -EINVAL, "create: empty name -> EINVAL");
+	CREATE_EXPECT(strcpy((char *)c.name, "a/b"), -EINVAL, "create: '/' in name -> EINVAL");
+	CREATE_EXPECT(strcpy((char *)c.name, ".x"), -EINVAL, "create: leading dot -> EINVAL");
+	CREATE_EXPECT(memset(c.name, 'x', KWQ_NAME_MAX), -EINVAL,
+		      "create: unterminated name -> EINVAL");
+	CREATE_EXPECT(c.flags = 1, -EINVAL, "create: unknown flag -> EINVAL");
+	CREATE_EXPECT(c.pad = 1, -EINVAL, "create: pad != 0 -> EINVAL");
+	CREATE_EXPECT(c.mode = 01000, -EINVAL, "create: mode beyond 0777 -> EINVAL");
+	CREATE_EXPECT(c.reserved[0] = 1, -EINVAL, "create: reserved != 0 -> EINVAL");
+	is(raw_ioctl(fd, KWQ_IOC_CREATE, (void *)8), -EFAULT, "create: bad pointer -> EFAULT");
+	is(kwq_open("abi-create", O_RDWR), -ENOENT, "nothing was created by the failures");
+	CREATE_EXPECT((void)0, 0, "create: valid");
+	CREATE_EXPECT((void)0, -EBUSY, "create on an attached fd -> EBUSY");
+	fd2 = dev_open(O_RDWR);
+	memset(&c, 0, sizeof(c));
+	strcpy((char *)c.name, "abi-create");
+	is(raw_ioctl(fd2, KWQ_IOC_CREATE, &c), -EEXIST, "create: name taken -> EEXIST");
+	close(fd2);
+	is(kwq_destroy(fd), 0, "destroy by owner");
+	close(fd);
+	is(kwq_open("abi-create", O_RDWR), -ENOENT, "destroyed queue cannot be opened");
+#undef CREATE_EXPECT
+}
+
+static void test_open_and_share(void)
+{
+	int prod = kwq_create("abi-share", 0660, 0);
+	int cons = kwq_open("abi-share", O_RDWR);
+	struct kwq_ioc_open o;
+	int fd;
+
+	ok(prod >= 0 && cons >= 0, "create and open by name");
+	is(kwq_open("abi-missing", O_RDWR), -ENOENT, "open missing -> ENOENT");
+	is(kwq_open("bad name", O_RDWR), -EINVAL, "open bad name -> EINVAL");
+	fd = dev_open(O_RDWR);
+	memset(&o, 0, sizeof(o));
+	strcpy((char *)o.name, "abi-share");
+	o.reserved[1] = 7;
+	is(raw_ioctl(fd, KWQ_IOC_OPEN, &o), -EINVAL, "open: reserved != 0 -> EINVAL");
+	o.reserved[1] = 0;
+	is(raw_ioctl(fd, KWQ_IOC_OPEN, &o), 0, "open: valid");
+	is(raw_ioctl(fd, KWQ_IOC_OPEN, &o), -EBUSY, "open on an attached fd -> EBUSY");
+	close(fd);
+
+	is(add_s(prod, "ns/a"), KWQ_ADD_QUEUED, "add on producer fd");
+	is(kwq_len(cons), 1, "consumer fd sees the key");
+	is(get_is(cons, "ns/a"), 0, "consumer gets it");
+	is(done_s(prod, "ns/a"), KWQ_DONE_FINISHED, "done through either fd");
+	kwq_destroy(prod);
+	is(add_s(cons, "x"), -EIDRM, "other fd after destroy -> EIDRM");
+	is(kwq_get(cons, NULL, 0, NULL, -1), -EIDRM, "blocking get after destroy -> EIDRM");
+	close(prod);
+	close(cons);
+}
+
+static void test_semantics(void)
+{
+	int fd = kwq_create("abi-sem", 0600, 0);
+	struct kwq_stats st;
+
+	is(add_s(fd, "a"), KWQ_ADD_QUEUED, "add: queued");
+	is(add_s(fd, "a"), KWQ_ADD_DUPLICATE, "add again: duplicate");
+	is(add_s(fd, "b"), KWQ_ADD_QUEUED, "add b");
+	is(kwq_len(fd), 2, "len counts distinct keys");
+	is(get_is(fd, "a"), 0, "FIFO: a first");
+	is(add_s(fd, "a"), KWQ_ADD_DEFERRED, "add while processing: deferred");
+	is(kwq_len(fd), 1, "deferred key is not in len");
+	st = stats_of(fd);
+	is(st.dirty_processing, 1, "stats: one dirty-while-processing");
+	is(done_s(fd, "b"), -ENOENT, "done of a queued key -> ENOENT");
+	is(done_s(fd, "zzz"), -ENOENT, "done of an unknown key -> ENOENT");
+	ok(same_counts(fd, &st), "failed dones changed nothing");
+	is(done_s(fd, "a"), KWQ_DONE_REQUEUED, "done requeues the dirty key");
+	is(get_is(fd, "b"), 0, "then b");
+	is(get_is(fd, "a"), 0, "then a again");
+	is(done_s(fd, "a"), KWQ_DONE_FINISHED, "done a");
+	is(done_s(fd, "b"), KWQ_DONE_FINISHED, "done b");
+	st = stats_of(fd);
+	is(st.items, 0, "no records left");
+	is(st.adds, 3, "adds counted");
+	is(st.dedups, 1, "dedups counted");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_key_errors(void)
+{
+	int fd = kwq_create("abi-keys", 0600, 0);
+	char big[KWQ_KEY_MAX + 1], out[8];
+	struct kwq_ioc_key k;
+	struct kwq_ioc_get g;
+	struct kwq_stats st;
+	size_t len = 0;
+
+	memset(big, 'k', sizeof(big));
+	add_s(fd, "seed");
+	st = stats_of(fd);
+	is(kwq_add(fd, big, 0), -EINVAL, "empty key -> EINVAL");
+	is(kwq_add(fd, big, KWQ_KEY_MAX + 1), -EINVAL, "key too long -> EINVAL");
+	memset(&k, 0, sizeof(k));
+	k.key_ptr = 16;
+	k.key_len = 4;
+	is(raw_ioctl(fd, KWQ_IOC_ADD, &k), -EFAULT, "add: bad key pointer -> EFAULT");
+	k.key_ptr = (uintptr_t)"abcd";
+	k.flags = 4;
+	is(raw_ioctl(fd, KWQ_IOC_ADD, &k), -EINVAL, "add: unknown flag -> EINVAL");
+	k.flags = 0;
+	k.reserved[0] = 1;
+	is(raw_ioctl(fd, KWQ_IOC_ADD, &k), -EINVAL, "add: reserved != 0 -> EINVAL");
+	ok(same_counts(fd, &st), "failed adds changed nothing");
+	is(kwq_add(fd, big, KWQ_KEY_MAX), KWQ_ADD_QUEUED, "key of KWQ_KEY_MAX bytes");
+
+	/* Get into a buffer that faults: the key goes back to the head. */
+	st = stats_of(fd);
+	memset(&g, 0, sizeof(g));
+	g.key_ptr = 16;
+	g.key_cap = 8;
+	is(raw_ioctl(fd, KWQ_IOC_GET, &g), -EFAULT, "get: bad buffer -> EFAULT");
+	ok(stats_of(fd).queued == st.queued && stats_of(fd).processing == 0,
+	   "key given back after EFAULT");
+	is(get_is(fd, "seed"), 0, "the given-back key comes out first");
+	is(kwq_get(fd, out, sizeof(out), &len, 0), -EMSGSIZE, "small buffer -> EMSGSIZE");
+	is(len, KWQ_KEY_MAX, "EMSGSIZE reports the size needed");
+	is(kwq_len(fd), 1, "key still queued after EMSGSIZE");
+	memset(&g, 0, sizeof(g));
+	g.key_ptr = (uintptr_t)big;
+	g.key_cap = sizeof(big);
+	g.pad = 1;
+	is(raw_ioctl(fd, KWQ_IOC_GET, &g), -EINVAL, "get: pad != 0 -> EINVAL");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void test_blocking(void)
+{
+	int fd = kwq_create("abi-block", 0600, 0), nb;
+	struct sigaction sa;
+	char buf[16];
+	size_t len = 0;
+	uint64_t t0;
+	pid_t pid;
+	int ret;
+
+	is(kwq_get(fd, buf, sizeof(buf), NULL, 0), -EAGAIN, "empty, no wait -> EAGAIN");
+	t0 = now_ns();
+	is(kwq_get(fd, buf, sizeof(buf), NULL, 50000000), -ETIMEDOUT, "empty, 50 ms -> ETIMEDOUT");
+	ok(now_ns() - t0 >= 50000000, "waited at least until the deadline");
+	nb = kwq_open("abi-block", O_RDWR | O_NONBLOCK);
+	is(kwq_get(nb, buf, sizeof(buf), NULL, -1), -EAGAIN, "O_NONBLOCK fd never blocks");
+	close(nb);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: the wait ends with EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	is(kwq_get(fd, buf, sizeof(buf), NULL, -1), -EINTR, "signal interrupts a blocking get");
+
+	pid = fork();
+	if (pid == 0) {
+		int c = kwq_open("abi-block", O_WRONLY);
+
+		usleep(100000);
+		_exit(add_s(c, "late") == KWQ_ADD_QUEUED ? 0 : 1);
+	}
+	ret = kwq_get(fd, buf, sizeof(buf) - 1, &len, 5000000000LL);
+	buf[ret ? 0 : len] = '\0';
+	is(ret, 0, "blocking get returns the key another process adds");
+	ok(!strcmp(buf, "late"), "and it is that key");
+	waitpid(pid, NULL, 0);
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_poll(void)
+{
+	int fd = kwq_create("abi-poll", 0600, 0);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	is(poll(&p, 1, 0), 0, "poll: empty queue is not readable");
+	add_s(fd, "p");
+	is(poll(&p, 1, 1000), 1, "poll: readable after an add");
+	ok(p.revents & POLLIN, "poll: POLLIN set");
+	is(get_is(fd, "p"), 0, "get after poll");
+	kwq_shutdown(fd);
+	is(poll(&p, 1, 1000), 1, "poll: readable once shut down and empty");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_shutdown_and_drain(void)
+{
+	int fd = kwq_create("abi-drain", 0600, 0);
+	char buf[16];
+	pid_t pid;
+
+	add_s(fd, "a");
+	add_s(fd, "b");
+	is(get_is(fd, "a"), 0, "take a before draining");
+	pid = fork();
+	if (pid == 0) {
+		int c = kwq_open("abi-drain", O_RDWR);
+
+		usleep(100000);
+		done_s(c, "a");
+		if (get_is(c, "b"))
+			_exit(1);
+		usleep(50000);
+		_exit(done_s(c, "b") == KWQ_DONE_FINISHED ? 0 : 1);
+	}
+	is(kwq_shutdown_drain(fd, 10000000000LL), 0, "drain waits for processing and queued keys");
+	waitpid(pid, NULL, 0);
+	is(kwq_shutting_down(fd), 1, "shutting down after drain");
+	is(add_s(fd, "c"), -ESHUTDOWN, "add after shutdown -> ESHUTDOWN");
+	is(kwq_get(fd, buf, sizeof(buf), NULL, -1), -ESHUTDOWN, "get after shutdown, empty -> ESHUTDOWN");
+	is(kwq_shutdown_drain(fd, 0), 0, "drain of an idle queue returns at once");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_permissions(void)
+{
+	int fd = kwq_create("abi-perm", 0640, 0);
+	int ro = kwq_open("abi-perm", O_RDONLY);
+	int status = -1;
+	pid_t pid;
+
+	is(add_s(ro, "x"), -EBADF, "add on a read-only fd -> EBADF");
+	is(kwq_shutdown(ro), -EBADF, "shutdown on a read-only fd -> EBADF");
+	pid = fork();
+	if (pid == 0) {
+		int c;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		c = kwq_open("abi-perm", O_RDONLY);
+		if (c != -EACCES)
+			_exit(11);
+		c = kwq_create("abi-perm-nobody", 0666, 0);
+		if (c < 0)
+			_exit(12);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	   "other user: no access to a 0640 queue, may create its own");
+	close(ro);
+	ro = kwq_open("abi-perm-nobody", O_RDWR);
+	ok(ro >= 0, "root opens the other user's queue");
+	pid = fork();
+	if (pid == 0) {
+		int c;
+
+		if (setgid(65533) || setuid(65533))
+			_exit(10);
+		c = kwq_open("abi-perm-nobody", O_RDWR);
+		_exit(c >= 0 && kwq_destroy(c) == -EPERM ? 0 : 11);
+	}
+	waitpid(pid, &status, 0);
+	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0, "non-owner destroy -> EPERM");
+	kwq_destroy(ro);
+	close(ro);
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_stats_size(void)
+{
+	int fd = kwq_create("abi-stats", 0600, 0);
+	struct kwq_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.size = 4;
+	is(raw_ioctl(fd, KWQ_IOC_STATS, &st), -EINVAL, "stats: size too small -> EINVAL");
+	add_s(fd, "s");
+	memset(&st, 0xaa, sizeof(st));
+	st.size = 16;
+	is(raw_ioctl(fd, KWQ_IOC_STATS, &st), 0, "stats: older, shorter struct");
+	is(st.size, 16, "stats: kernel wrote only the prefix asked for");
+	is(st.queued, 1, "stats: prefix is filled");
+	ok(st.processing == 0xaaaaaaaaaaaaaaaaULL, "stats: bytes past the prefix untouched");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+/* Producers and consumers in separate processes; nothing lost. */
+static void test_multiprocess(void)
+{
+	enum { PRODUCERS = 2, CONSUMERS = 2, KEYS = 300 };
+	int fd = kwq_create("abi-mp", 0600, 0);
+	pid_t pids[PRODUCERS + CONSUMERS];
+	int i, status, failures = 0;
+	struct kwq_stats st;
+
+	for (i = 0; i < PRODUCERS + CONSUMERS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			int c = kwq_open("abi-mp", O_RDWR), j, bad = 0;
+			char key[32];
+			size_t len;
+
+			if (i < PRODUCERS) {
+				for (j = 0; j < KEYS; j++) {
+					snprintf(key, sizeof(key), "p%d/k%d", i, j);
+					bad |= add_s(c, key) != KWQ_ADD_QUEUED;
+				}
+				_exit(bad);
+			}
+			while (kwq_get(c, key, sizeof(key), &len, -1) == 0)
+				bad |= kwq_done(c, key, len) != KWQ_DONE_FINISHED;
+			_exit(bad);
+		}
+	}
+	for (i = 0; i < PRODUCERS; i++) {
+		waitpid(pids[i], &status, 0);
+		failures += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	is(kwq_shutdown_drain(fd, 30000000000LL), 0, "drain after all producers finished");
+	for (i = PRODUCERS; i < PRODUCERS + CONSUMERS; i++) {
+		waitpid(pids[i], &status, 0);
+		failures += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	is(failures, 0, "all producer and consumer processes succeeded");
+	st = stats_of(fd);
+	is(st.gets, PRODUCERS * KEYS, "every key handed out exactly once");
+	is(st.dones, st.gets, "every get done");
+	is(st.items, 0, "nothing left");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# kwq ABI tests (%zu-bit)\n", sizeof(void *) * 8);
+	test_version();
+	test_unknown_and_detached();
+	test_create_validation();
+	test_open_and_share();
+	test_semantics();
+	test_key_errors();
+	test_blocking();
+	test_poll();
+	test_shutdown_and_drain();
+	test_permissions();
+	test_stats_size();
+	test_multiprocess();
+	return tap_done();
+}
