@@ -446,7 +446,7 @@ static struct drainer *drainer_start(struct kunit *test, struct kwq *q)
 	get_task_struct(d->task);
 	/* Let it set the shutdown flags before the test goes on. */
 	while (!kwq_shutting_down(q))
-		msleep(1);
+		usleep_range(1000, 2000);
 	return d;
 }
 

@@ -13,7 +13,7 @@ static inline void kwq_hrtimer_setup(struct hrtimer *timer,
 				     enum hrtimer_restart (*fn)(struct hrtimer *),
 				     clockid_t clock, enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
 	hrtimer_setup(timer, fn, clock, mode);
 #else
 	hrtimer_init(timer, clock, mode);

@@ -33,12 +33,13 @@
  *	semantics, read without a lock with acquire semantics.
  */
 struct kwq_file {
-	struct mutex attach_lock;
+	struct mutex attach_lock;	/* serializes CREATE and OPEN */
 	struct kwq *q;
 };
 
 static struct kwq *kwq_file_queue(struct kwq_file *kf)
 {
+	/* Pairs with smp_store_release() in kwq_attach(). */
 	return smp_load_acquire(&kf->q);
 }
 
@@ -89,6 +90,7 @@ static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 {
 	if (kf->q)
 		return -EBUSY;
+	/* Publish @q fully set up to lockless kwq_file_queue() readers. */
 	smp_store_release(&kf->q, q);
 	return 0;
 }

@@ -76,7 +76,7 @@ struct kwq_item {
  * @name: NUL-terminated name, empty for anonymous queues.
  */
 struct kwq {
-	spinlock_t lock;
+	spinlock_t lock;		/* see the comment at the top */
 	struct rhashtable items;
 	struct list_head ready;
 	u64 n_queued;

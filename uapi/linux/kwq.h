@@ -12,6 +12,7 @@
 #ifndef _UAPI_LINUX_KWQ_H
 #define _UAPI_LINUX_KWQ_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -53,7 +54,7 @@ enum kwq_done_result {
 };
 
 /* Feature bits reported by KWQ_IOC_VERSION. */
-#define KWQ_FEATURE_CORE	(1ULL << 0)	/* add/get/done/shutdown/drain */
+#define KWQ_FEATURE_CORE	_BITULL(0)	/* add/get/done/shutdown/drain */
 
 /**
  * struct kwq_ioc_version - ABI handshake (KWQ_IOC_VERSION)
@@ -165,9 +166,9 @@ struct kwq_ioc_drain {
 };
 
 /* Bits of kwq_stats.state. */
-#define KWQ_STATE_SHUTTING_DOWN	(1U << 0)
-#define KWQ_STATE_DRAINING	(1U << 1)
-#define KWQ_STATE_DESTROYED	(1U << 2)
+#define KWQ_STATE_SHUTTING_DOWN	_BITUL(0)
+#define KWQ_STATE_DRAINING	_BITUL(1)
+#define KWQ_STATE_DESTROYED	_BITUL(2)
 
 /**
  * struct kwq_stats - a consistent snapshot of a queue (KWQ_IOC_STATS)

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Static checks of kwq's sources, printed as TAP (one line per check):
+# checkpatch --strict on every kernel source, a W=1 build with no warning,
+# sparse (C=2) with no report, kernel-doc -v with no warning on every
+# header and exported function, and the userspace build with -Werror.
+# Usage: scripts/lint.sh [KDIR]   (default: the stock headers)
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${KWQ_CACHE:-/var/cache/kwq}
+kdir=${1:-}
+if [[ -z $kdir ]]; then
+	eval "$("$top/scripts/kernel.sh" stock)"
+	kdir=$KWQ_KDIR
+fi
+
+n=0 failed=0
+result() { # result STATUS DESCRIPTION [DETAILS-FILE]
+	n=$((n + 1))
+	if [[ $1 -eq 0 ]]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+		[[ -n ${3:-} && -s $3 ]] && sed 's/^/#   /' "$3" | head -40
+	fi
+	return 0
+}
+
+# checkpatch.pl needs its data files beside it; take them from the
+# Debian source tarball once (the headers package does not ship them).
+checkpatch_dir() {
+	local tarball=/usr/src/linux-source-6.1.tar.xz ver dir
+	ver=$(dpkg-query -W -f '${Version}' linux-source-6.1)
+	dir=$cache/checkpatch-$ver
+	if [[ ! -x $dir/scripts/checkpatch.pl ]]; then
+		mkdir -p "$dir.tmp"
+		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1 \
+			linux-source-6.1/scripts/checkpatch.pl \
+			linux-source-6.1/scripts/spelling.txt \
+			linux-source-6.1/scripts/const_structs.checkpatch \
+			linux-source-6.1/scripts/kernel-doc
+		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+kernel_sources() {
+	(cd "$top" && ls module/*.[ch] kunit/*.c uapi/linux/*.h)
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp_dir=$(checkpatch_dir)
+
+for f in $(kernel_sources); do
+	status=0
+	(cd "$top" && perl "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --terse \
+		--show-types -f "$f") >"$tmp/raw" 2>&1 || status=1
+	# A clean file prints only its zero totals.
+	grep -v -e '^total: 0 errors, 0 warnings, 0 checks' -e '^$' \
+		-e 'has no obvious style problems' -e '^NOTE:' "$tmp/raw" >"$tmp/out" || true
+	[[ -s $tmp/out ]] && status=1
+	result $status "checkpatch --strict $f" "$tmp/out"
+done
+
+# Every header and every file that exports symbols: full kernel-doc.
+for f in module/kwq.h module/kwq_internal.h uapi/linux/kwq.h \
+	 $(cd "$top" && grep -l EXPORT_SYMBOL module/*.c); do
+	status=0
+	(cd "$top" && perl "$cp_dir/scripts/kernel-doc" -v -none -Werror "$f") \
+		>"$tmp/out" 2>&1 || status=1
+	result $status "kernel-doc -v $f" "$tmp/out"
+done
+
+# Builds in a scratch copy so they never disturb a build in the tree.
+build_copy() {
+	rm -rf "$tmp/src" && mkdir -p "$tmp/src"
+	cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$tmp/src/"
+}
+
+build_copy
+status=0
+make -C "$kdir" M="$tmp/src" W=1 modules >"$tmp/build" 2>&1 || status=1
+grep -E 'warning:|error:' "$tmp/build" >"$tmp/out" || true
+[[ -s $tmp/out ]] && status=1
+[[ $status -ne 0 && ! -s $tmp/out ]] && tail -20 "$tmp/build" >"$tmp/out"
+result $status "W=1 build against $(basename "$kdir") has no warning" "$tmp/out"
+
+build_copy
+status=0
+make -C "$kdir" M="$tmp/src" C=2 modules >"$tmp/build" 2>&1 || status=1
+# sparse reports as file:line:col: warning|error; keep only our files.
+grep -E "^$tmp/src/.*: (warning|error):" "$tmp/build" >"$tmp/out" || true
+[[ -s $tmp/out ]] && status=1
+[[ $status -ne 0 && ! -s $tmp/out ]] && tail -20 "$tmp/build" >"$tmp/out"
+result $status "sparse (C=2) reports nothing" "$tmp/out"
+
+status=0
+make -C "$top/userspace" O="$tmp/user" >"$tmp/out" 2>&1 || status=1
+result $status "userspace builds with -Wall -Wextra -Werror" "$tmp/out"
+
+echo "1..$n"
+[[ $failed -eq 0 ]]
