@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Build kwq's modules against one test kernel and gather what the guest
+# needs into build/<flavour>/guest: the .ko files and static binaries in
+# bin/. Prints that directory's path on stdout.
+# Usage: scripts/build.sh stock|debug
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+flavour=${1:?usage: scripts/build.sh stock|debug}
+eval "$("$top/scripts/kernel.sh" "$flavour")"
+
+out=$top/build/$flavour
+src=$out/src
+guest=$out/guest
+# Kbuild writes objects beside the sources, so each kernel gets its copy.
+rm -rf "$src" "$guest"
+mkdir -p "$src" "$guest/bin"
+cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$src/"
+if ! make -C "$KWQ_KDIR" M="$src" modules >"$out/build.log" 2>&1; then
+	tail -40 "$out/build.log" >&2
+	echo "build.sh: module build against $KWQ_KDIR failed" >&2
+	exit 1
+fi
+find "$src" -name '*.ko' -exec cp {} "$guest/" \;
+
+make -s -C "$top/userspace" O="$top/build/user" >&2
+for b in kwqctl kwq_abi_test kwq_abi_test32; do
+	cp "$top/build/user/$b" "$guest/bin/"
+done
+cp "$top/scripts/guest/"*.sh "$guest/"
+echo "$guest"
