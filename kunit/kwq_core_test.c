@@ -543,6 +543,7 @@ static void kwq_test_drain_forced(struct kunit *test)
 static void kwq_test_drain_timeout_and_idle(struct kunit *test)
 {
 	struct kwq *q = test_queue(test);
+	struct kwq_stats st;
 
 	add(q, "a");
 	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, kwq_deadline_after(MS_NS(20))),
@@ -551,6 +552,9 @@ static void kwq_test_drain_timeout_and_idle(struct kunit *test)
 	done(q, "a");
 	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT), 0);
 	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER), 0);
+	/* "Draining" means a drain is waiting, not that one ever ran. */
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_FALSE(test, st.state & KWQ_STATE_DRAINING);
 }
 
 /* Destroying a queue under blocked callers: -EIDRM, no use-after-free. */

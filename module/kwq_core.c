@@ -162,7 +162,7 @@ static void kwq_wake(struct kwq *q, bool ready_added)
 	spin_lock_bh(&q->lock);
 	ready = q->n_queued;
 	ended = q->dead || (!q->n_queued && !kwq_more_may_come_locked(q));
-	idle = q->dead || !q->draining || kwq_idle_locked(q);
+	idle = q->drainers && (q->dead || kwq_idle_locked(q));
 	spin_unlock_bh(&q->lock);
 
 	if (ended)
@@ -188,7 +188,7 @@ static void kwq_wake_fast(struct kwq *q, bool ready_added, bool slow)
 /* Whether any state change needs the full wake-up check. */
 static bool kwq_wake_slow_locked(const struct kwq *q)
 {
-	return q->shutting_down || q->draining || q->dead;
+	return q->shutting_down || q->drainers || q->dead;
 }
 
 /* Mark an existing record dirty; returns an enum kwq_add_result. */
@@ -531,7 +531,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->size = sizeof(*st);
 	spin_lock_bh(&q->lock);
 	st->state = (q->shutting_down ? KWQ_STATE_SHUTTING_DOWN : 0) |
-		    (q->draining ? KWQ_STATE_DRAINING : 0) |
+		    (q->drainers ? KWQ_STATE_DRAINING : 0) |
 		    (q->dead ? KWQ_STATE_DESTROYED : 0);
 	st->queued = q->n_queued;
 	st->processing = q->n_processing;
@@ -579,9 +579,10 @@ void kwq_shutdown(struct kwq *q)
 {
 	spin_lock_bh(&q->lock);
 	q->shutting_down = true;
-	q->draining = false;
+	q->shutdown_seq++;
 	spin_unlock_bh(&q->lock);
 	kwq_wake(q, false);
+	wake_up_all(&q->drain_wait);
 }
 EXPORT_SYMBOL_GPL(kwq_shutdown);
 
@@ -621,14 +622,14 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
 int kwq_shutdown_drain(struct kwq *q, ktime_t deadline)
 {
 	DEFINE_WAIT(wait);
+	u32 seq;
 	int ret;
 
 	might_sleep();
 	spin_lock_bh(&q->lock);
-	if (!q->dead) {
-		q->shutting_down = true;
-		q->draining = true;
-	}
+	q->shutting_down = true;
+	q->drainers++;
+	seq = q->shutdown_seq;
 	spin_unlock_bh(&q->lock);
 	kwq_wake(q, false);
 
@@ -636,11 +637,11 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline)
 	for (;;) {
 		prepare_to_wait(&q->drain_wait, &wait, TASK_INTERRUPTIBLE);
 		spin_lock_bh(&q->lock);
-		if (kwq_idle_locked(q) && !q->dead)
-			ret = 0;
-		else if (q->dead)
+		if (q->dead)
 			ret = -EIDRM;
-		else if (!q->draining)
+		else if (kwq_idle_locked(q))
+			ret = 0;
+		else if (q->shutdown_seq != seq)
 			ret = -ECANCELED;
 		else
 			ret = -EAGAIN;
@@ -656,6 +657,9 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline)
 			break;
 	}
 	finish_wait(&q->drain_wait, &wait);
+	spin_lock_bh(&q->lock);
+	q->drainers--;
+	spin_unlock_bh(&q->lock);
 	kwq_put(q);
 	return ret;
 }
@@ -785,9 +789,9 @@ void kwq_kill(struct kwq *q)
 	spin_lock_bh(&q->lock);
 	q->dead = true;
 	q->shutting_down = true;
-	q->draining = false;
 	spin_unlock_bh(&q->lock);
 	kwq_wake(q, false);
+	wake_up_all(&q->drain_wait);
 }
 
 /**

@@ -55,7 +55,9 @@ struct kwq_item {
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
  * @n_items: records in @items.
  * @shutting_down: adds are refused.
- * @draining: a kwq_shutdown_drain() is waiting; cleared by kwq_shutdown().
+ * @drainers: callers waiting in kwq_shutdown_drain().
+ * @shutdown_seq: bumped by kwq_shutdown(); a drainer that sees it change
+ *	was cut short.
  * @dead: destroyed; every operation fails with -EIDRM.
  * @adds: counter, see struct kwq_stats.
  * @dedups: counter, see struct kwq_stats.
@@ -84,8 +86,9 @@ struct kwq {
 	u64 n_dirty_processing;
 	u64 n_items;
 	bool shutting_down;
-	bool draining;
 	bool dead;
+	u32 drainers;
+	u32 shutdown_seq;
 	u64 adds;
 	u64 dedups;
 	u64 gets;

@@ -47,7 +47,18 @@ static int usage(void)
 
 static int fail(const char *what, const char *name, int err)
 {
-	fprintf(stderr, "kwqctl: %s %s: %s\n", what, name, strerror(-err));
+	const char *why = strerror(-err);
+
+	/* The errnos whose generic text would mislead here. */
+	if (err == -ESHUTDOWN)
+		why = "the queue is shut down";
+	else if (err == -EIDRM)
+		why = "the queue was destroyed";
+	else if (err == -ENOENT && !strcmp(what, "done on"))
+		why = "that key is not being processed";
+	else if (err == -ENOENT)
+		why = "no such queue";
+	fprintf(stderr, "kwqctl: %s %s: %s\n", what, name, why);
 	return 1;
 }
 
@@ -199,6 +210,9 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 			ret = usage();
 		} else {
 			ret = kwq_done(fd, argv[0], strlen(argv[0]));
+			if (ret >= 0)
+				printf("%s: %s\n", argv[0], ret == KWQ_DONE_REQUEUED ?
+				       "requeued (it was added while processing)" : "finished");
 			ret = ret < 0 ? fail("done on", name, ret) : 0;
 		}
 	} else if (!strcmp(cmd, "len")) {

@@ -1,0 +1,59 @@
+# In the guest: a narrated tour of kwq with kwqctl.
+. ./lib.sh
+export PATH=/kwq/bin:$PATH
+
+say() { printf '\n# %s\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+say "kwq on Linux $(uname -r): load the module"
+run insmod ./kwq.ko
+run ls -l /dev/kwq
+run kwqctl version
+
+say "A named queue; any program (or kernel module) can open it by name"
+run kwqctl create demo --mode 0666
+
+say "Dedup: a key added many times before a worker takes it runs once"
+run kwqctl add demo ns/web ns/db ns/web ns/web
+run kwqctl len demo
+
+say "FIFO; the key taken is now 'processing'"
+run kwqctl get demo
+
+say "Adding a key that is being processed defers it: it runs again after done"
+run kwqctl add demo ns/web
+run kwqctl stats demo
+run kwqctl done demo ns/web
+
+say "Done of a key that is not processing is refused (client-go would queue a duplicate)"
+run kwqctl done demo ns/web
+run kwqctl len demo
+
+say "Workers take the keys in order; ns/web comes back once, after ns/db"
+run kwqctl get demo --done
+run kwqctl get demo --done
+run kwqctl get demo
+echo "(exit status $? means: nothing ready)"
+
+say "A blocking get sleeps until another process adds a key"
+(sleep 1; echo "  (another process adds ns/late)"; kwqctl add demo ns/late >/dev/null) &
+run kwqctl get demo --timeout 5000 --done
+wait
+
+say "Shutdown: adds are refused, what is queued still comes out"
+run kwqctl add demo ns/last
+run kwqctl shutdown demo
+run kwqctl add demo ns/refused
+run kwqctl get demo --done
+run kwqctl get demo
+echo "(exit status $? means: nothing more to get)"
+
+say "Drain returns once nothing is queued or processing"
+run kwqctl drain demo --timeout 1000
+run kwqctl stats demo
+
+say "Destroy the queue and unload"
+run kwqctl destroy demo
+run rmmod kwq
+echo
+echo "demo finished"
