@@ -46,7 +46,8 @@ checkpatch_dir() {
 }
 
 kernel_sources() {
-	(cd "$top" && ls module/*.[ch] kunit/*.c uapi/linux/*.h)
+	# Not the *.mod.c files kbuild generates beside an in-tree build.
+	(cd "$top" && ls module/*.[ch] kunit/*.c uapi/linux/*.h | grep -v '\.mod\.c$')
 }
 
 tmp=$(mktemp -d)
