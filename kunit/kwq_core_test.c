@@ -567,9 +567,12 @@ static void kwq_test_destroy_under_waiters(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	add(q, "busy");
 	expect_get(test, q, "busy");
+	/* Dirty while processing: after shutdown, getters wait for it. */
+	add(q, "busy");
 	w = waiter_start(test, q, false);
 	d = drainer_start(test, q);
 	KUNIT_EXPECT_TRUE(test, waiter_blocked(w));
+	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
 	/* Drops the only reference the test holds; sleepers hold their own. */
 	kwq_destroy(q);
 	if (waiter_join(test, w))
