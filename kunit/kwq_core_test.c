@@ -428,7 +428,7 @@ static int drainer_fn(void *data)
 {
 	struct drainer *d = data;
 
-	d->ret = kwq_shutdown_drain(d->q, d->deadline);
+	d->ret = kwq_shutdown_drain(d->q, d->deadline, 0);
 	complete(&d->done);
 	return 0;
 }
@@ -546,12 +546,12 @@ static void kwq_test_drain_timeout_and_idle(struct kunit *test)
 	struct kwq_stats st;
 
 	add(q, "a");
-	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, kwq_deadline_after(MS_NS(20))),
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, kwq_deadline_after(MS_NS(20)), 0),
 			-ETIMEDOUT);
 	expect_get(test, q, "a");
 	done(q, "a");
-	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT), 0);
-	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER), 0);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT, 0), 0);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER, 0), 0);
 	/* "Draining" means a drain is waiting, not that one ever ran. */
 	kwq_stats(q, &st);
 	KUNIT_EXPECT_FALSE(test, st.state & KWQ_STATE_DRAINING);
@@ -594,7 +594,7 @@ static void kwq_test_destroyed_ops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, add(q, "b"), -EIDRM);
 	KUNIT_EXPECT_EQ(test, get_now(q, buf, sizeof(buf)), -EIDRM);
 	KUNIT_EXPECT_EQ(test, done(q, "a"), -EIDRM);
-	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER), -EIDRM);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_FOREVER, 0), -EIDRM);
 	kwq_stats(q, &st);
 	KUNIT_EXPECT_TRUE(test, st.state & KWQ_STATE_DESTROYED);
 	kwq_put(q);
@@ -827,7 +827,7 @@ static void kwq_test_stress(struct kunit *test)
 	WRITE_ONCE(s->stop, true);
 	for (i = 0; i < STRESS_PRODUCERS; i++)
 		wait_for_completion(&s->finished[i]);
-	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(s->q, kwq_deadline_after(MS_NS(30000))), 0);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(s->q, kwq_deadline_after(MS_NS(30000)), 0), 0);
 	kwq_shutdown(s->q);
 	for (i = STRESS_PRODUCERS; i < n; i++)
 		wait_for_completion(&s->finished[i]);

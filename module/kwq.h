@@ -27,6 +27,21 @@
 
 struct kwq;
 
+/**
+ * struct kwq_clock - where a queue reads the time and asks to be woken
+ * @now: the current time, CLOCK_MONOTONIC-like.
+ * @program: arrange for kwq_run_due(@q) to be called at @expires, or not
+ *	at all for KTIME_MAX; replaces any earlier request. Called with the
+ *	queue's lock held: must not sleep or call back into kwq.
+ *
+ * Queues use the monotonic clock and a soft hrtimer unless made with a
+ * clock of their own; tests use one to step time deterministically.
+ */
+struct kwq_clock {
+	ktime_t (*now)(struct kwq_clock *clock);
+	void (*program)(struct kwq_clock *clock, struct kwq *q, ktime_t expires);
+};
+
 /* Deadlines for kwq_get() and kwq_shutdown_drain(), CLOCK_MONOTONIC. */
 #define KWQ_NOWAIT	((ktime_t)0)
 #define KWQ_FOREVER	KTIME_MAX
@@ -40,6 +55,10 @@ struct kwq;
  * @mode: permission bits checked when a user program opens the queue.
  * @uid: owner checked with @mode.
  * @gid: group checked with @mode.
+ * @policy: enum kwq_wait_policy for adds of waiting keys; 0 means
+ *	KWQ_POLICY_PROMOTE.
+ * @clock: NULL for the real clock, or a clock of the caller's that
+ *	outlives the queue.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -47,6 +66,8 @@ struct kwq_attr {
 	umode_t mode;
 	kuid_t uid;
 	kgid_t gid;
+	u32 policy;
+	struct kwq_clock *clock;
 };
 
 /**
@@ -72,6 +93,10 @@ size_t kwq_item_bytes(u32 key_len);
 
 int kwq_add(struct kwq *q, const void *key, u32 len);
 int kwq_add_atomic(struct kwq *q, const void *key, u32 len);
+int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy);
+int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags);
+int kwq_cancel(struct kwq *q, const void *key, u32 len);
+void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);
 int kwq_requeue(struct kwq *q, const void *key, u32 len);
@@ -79,7 +104,7 @@ int kwq_requeue(struct kwq *q, const void *key, u32 len);
 u64 kwq_len(struct kwq *q);
 void kwq_stats(struct kwq *q, struct kwq_stats *st);
 void kwq_shutdown(struct kwq *q);
-int kwq_shutdown_drain(struct kwq *q, ktime_t deadline);
+int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags);
 bool kwq_shutting_down(struct kwq *q);
 
 #endif /* _KWQ_H */

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "kwq_compat.h"
 #include "kwq_internal.h"
 
 struct kwq_lookup_key {
@@ -109,6 +110,7 @@ static struct kwq_item *kwq_item_new(const void *key, u32 len, gfp_t gfp)
 	if (!it)
 		return NULL;
 	INIT_LIST_HEAD(&it->ready);
+	timerqueue_init(&it->wait);
 	it->state = 0;
 	it->len = len;
 	memcpy(it->key, key, len);
@@ -209,47 +211,165 @@ static int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, bool *ready
 	return KWQ_ADD_QUEUED;
 }
 
-static int kwq_add_gfp(struct kwq *q, const void *key, u32 len, gfp_t gfp)
+static ktime_t kwq_now(struct kwq *q)
+{
+	return q->clock ? q->clock->now(q->clock) : ktime_get();
+}
+
+/* Point the timer at the earliest waiting deadline, if that changed. */
+static void kwq_program_locked(struct kwq *q)
+{
+	struct timerqueue_node *next = timerqueue_getnext(&q->waiting);
+	ktime_t expires = next ? next->expires : KTIME_MAX;
+
+	if (expires == q->armed)
+		return;
+	q->armed = expires;
+	if (q->clock)
+		q->clock->program(q->clock, q, expires);
+	else if (expires == KTIME_MAX)
+		hrtimer_try_to_cancel(&q->timer);
+	else
+		hrtimer_start(&q->timer, expires, HRTIMER_MODE_ABS_SOFT);
+}
+
+static void kwq_wait_insert_locked(struct kwq *q, struct kwq_item *it, ktime_t deadline)
+{
+	it->wait.expires = deadline;
+	timerqueue_add(&q->waiting, &it->wait);
+	it->state |= KWQ_ITEM_WAITING;
+	q->n_waiting++;
+}
+
+static void kwq_unwait_locked(struct kwq *q, struct kwq_item *it)
+{
+	timerqueue_del(&q->waiting, &it->wait);
+	it->state &= ~KWQ_ITEM_WAITING;
+	q->n_waiting--;
+}
+
+/*
+ * Empty the waiting set: queue every waiting key now (@flush), or drop
+ * the entries and move records left without state to @stale for the
+ * caller to free once unlocked (linked through their unused ready link).
+ */
+static void kwq_end_waiting_locked(struct kwq *q, bool flush, struct list_head *stale,
+				   bool *ready)
+{
+	struct timerqueue_node *node;
+	struct kwq_item *it;
+
+	while ((node = timerqueue_getnext(&q->waiting))) {
+		it = container_of(node, struct kwq_item, wait);
+		kwq_unwait_locked(q, it);
+		if (flush) {
+			q->fired++;
+			kwq_mark_dirty_locked(q, it, ready);
+		} else {
+			q->waits_dropped++;
+			if (kwq_item_retire_locked(q, it))
+				list_add(&it->ready, stale);
+		}
+	}
+	kwq_program_locked(q);
+}
+
+static void kwq_free_stale(struct list_head *stale)
+{
+	struct kwq_item *it, *next;
+
+	list_for_each_entry_safe(it, next, stale, ready)
+		kfree(it);
+}
+
+/* Give @it a waiting entry, or move it; returns an enum kwq_add_result. */
+static int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags)
+{
+	u64 delay = min_t(u64, delay_ns, KWQ_DELAY_MAX_NS);
+	ktime_t deadline = ktime_add_safe(kwq_now(q), ns_to_ktime(delay));
+	int ret = KWQ_ADD_WAITING;
+
+	if (it->state & KWQ_ITEM_WAITING) {
+		if (deadline == it->wait.expires ||
+		    (deadline > it->wait.expires && !(flags & KWQ_AFTER_REPLACE)))
+			return KWQ_ADD_WAIT_KEPT;
+		kwq_unwait_locked(q, it);
+		ret = KWQ_ADD_WAIT_MOVED;
+	}
+	kwq_wait_insert_locked(q, it, deadline);
+	kwq_program_locked(q);
+	return ret;
+}
+
+/* An add now, under the waiting policy; returns an enum kwq_add_result. */
+static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, bool *ready)
+{
+	if (it->state & KWQ_ITEM_WAITING) {
+		if (policy == KWQ_POLICY_STRICT && !(it->state & KWQ_ITEM_DIRTY)) {
+			q->absorbed++;
+			return KWQ_ADD_ABSORBED;
+		}
+		if (policy == KWQ_POLICY_PROMOTE) {
+			kwq_unwait_locked(q, it);
+			q->waits_dropped++;
+			kwq_program_locked(q);
+		}
+	}
+	return kwq_mark_dirty_locked(q, it, ready);
+}
+
+#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE)
+
+/*
+ * Every add: now (@delay_ns <= 0) or after a delay. Looks the key up
+ * under the lock; a new key's record is allocated with the lock dropped
+ * and the lookup repeated, so only the first add of a key allocates.
+ */
+static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			  u32 flags, gfp_t gfp)
 {
 	struct kwq_item *fresh = NULL, *it;
+	u32 policy = flags & KWQ_ADD_POLICY_MASK;
 	bool ready = false, slow;
 	int ret;
 
-	if (!kwq_key_valid(key, len))
+	if (!kwq_key_valid(key, len) || (flags & ~KWQ_ADD_FLAGS))
 		return -EINVAL;
 again:
 	spin_lock_bh(&q->lock);
 	if (q->dead) {
 		ret = -EIDRM;
-	} else if (q->shutting_down) {
+		goto unlock;
+	}
+	if (q->shutting_down) {
 		q->refused++;
 		ret = -ESHUTDOWN;
-	} else {
-		it = kwq_find_locked(q, key, len);
-		if (!it && fresh) {
-			if (q->n_items >= q->max_items) {
-				ret = -ENOSPC;
-				goto unlock;
-			}
-			ret = rhashtable_insert_fast(&q->items, &fresh->hnode,
-						     kwq_item_params);
-			if (ret)
-				goto unlock;
-			q->n_items++;
-			it = fresh;
-			fresh = NULL;
-		}
-		if (it) {
-			ret = kwq_mark_dirty_locked(q, it, &ready);
-		} else {
-			/* Allocate outside the lock, then look again. */
-			spin_unlock_bh(&q->lock);
-			fresh = kwq_item_new(key, len, gfp);
-			if (!fresh)
-				return -ENOMEM;
-			goto again;
-		}
+		goto unlock;
 	}
+	it = kwq_find_locked(q, key, len);
+	if (!it && !fresh) {
+		spin_unlock_bh(&q->lock);
+		fresh = kwq_item_new(key, len, gfp);
+		if (!fresh)
+			return -ENOMEM;
+		goto again;
+	}
+	if (!it) {
+		if (q->n_items >= q->max_items) {
+			ret = -ENOSPC;
+			goto unlock;
+		}
+		ret = rhashtable_insert_fast(&q->items, &fresh->hnode, kwq_item_params);
+		if (ret)
+			goto unlock;
+		q->n_items++;
+		it = fresh;
+		fresh = NULL;
+	}
+	if (delay_ns > 0)
+		ret = kwq_wait_locked(q, it, delay_ns, flags);
+	else
+		ret = kwq_add_now_locked(q, it, policy ?: q->policy, &ready);
 unlock:
 	slow = kwq_wake_slow_locked(q);
 	spin_unlock_bh(&q->lock);
@@ -265,7 +385,9 @@ unlock:
  * @len: key length, 1 to KWQ_KEY_MAX.
  *
  * A key that is already queued is not queued twice; a key being processed
- * is marked dirty and queued again by kwq_done().
+ * is marked dirty and queued again by kwq_done(). A key waiting for an
+ * add-after deadline is treated by the queue's policy (enum
+ * kwq_wait_policy).
  *
  * Context: process context; may sleep to allocate the key record.
  * Return: an enum kwq_add_result (>= 0), or -EINVAL for a bad key,
@@ -275,9 +397,29 @@ unlock:
 int kwq_add(struct kwq *q, const void *key, u32 len)
 {
 	might_sleep();
-	return kwq_add_gfp(q, key, len, q->gfp);
+	return kwq_add_common(q, key, len, 0, 0, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add);
+
+/**
+ * kwq_add_policy() - add a key, choosing what happens if it is waiting
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ * @policy: an enum kwq_wait_policy; KWQ_POLICY_DEFAULT uses the queue's.
+ *
+ * Context: process context; may sleep.
+ * Return: as kwq_add(), and KWQ_ADD_ABSORBED under KWQ_POLICY_STRICT;
+ * -EINVAL for an unknown policy.
+ */
+int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy)
+{
+	might_sleep();
+	if (policy > KWQ_POLICY_STRICT)
+		return -EINVAL;
+	return kwq_add_common(q, key, len, 0, policy, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_policy);
 
 /**
  * kwq_add_atomic() - add a key without sleeping
@@ -294,9 +436,112 @@ EXPORT_SYMBOL_GPL(kwq_add);
  */
 int kwq_add_atomic(struct kwq *q, const void *key, u32 len)
 {
-	return kwq_add_gfp(q, key, len, GFP_ATOMIC | __GFP_NOWARN);
+	return kwq_add_common(q, key, len, 0, 0, GFP_ATOMIC | __GFP_NOWARN);
 }
 EXPORT_SYMBOL_GPL(kwq_add_atomic);
+
+/**
+ * kwq_add_after() - add a key once a delay has passed
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ * @delay_ns: delay; <= 0 is an add now (with @flags' policy); delays
+ *	beyond KWQ_DELAY_MAX_NS are clamped to it.
+ * @flags: KWQ_AFTER_REPLACE to replace an existing deadline (so a delay
+ *	can be postponed); without it the earliest deadline wins, as in
+ *	client-go. For @delay_ns <= 0, an enum kwq_wait_policy.
+ *
+ * Each key has at most one waiting entry, kept in deadline order; the
+ * queue's timer is armed for the earliest one. When a deadline comes the
+ * key is added as by kwq_add() (so a key still queued is not queued
+ * twice), in deadline order, ties in the order they were added.
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: an enum kwq_add_result (>= 0): KWQ_ADD_WAITING, _WAIT_KEPT or
+ * _WAIT_MOVED for a delay, the kwq_add() results otherwise; errors as
+ * kwq_add(), -EINVAL for unknown flags.
+ */
+int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags)
+{
+	might_sleep();
+	return kwq_add_common(q, key, len, delay_ns, flags, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_after);
+
+/**
+ * kwq_cancel() - remove a key's waiting entry
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * The key's other state (queued, processing) is not touched.
+ *
+ * Context: process or softirq context.
+ * Return: 1 if a waiting entry was removed, 0 if the key had none,
+ * -EINVAL for a bad key, -EIDRM if the queue was destroyed.
+ */
+int kwq_cancel(struct kwq *q, const void *key, u32 len)
+{
+	struct kwq_item *it, *stale = NULL;
+	int ret = 0;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	spin_lock_bh(&q->lock);
+	it = q->dead ? NULL : kwq_find_locked(q, key, len);
+	if (q->dead) {
+		ret = -EIDRM;
+	} else if (it && (it->state & KWQ_ITEM_WAITING)) {
+		kwq_unwait_locked(q, it);
+		q->cancels++;
+		kwq_program_locked(q);
+		stale = kwq_item_retire_locked(q, it);
+		ret = 1;
+	}
+	spin_unlock_bh(&q->lock);
+	kfree(stale);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_cancel);
+
+/**
+ * kwq_run_due() - add every waiting key whose deadline has come
+ * @q: queue.
+ *
+ * The queue's own timer calls this. A queue made with its own struct
+ * kwq_clock calls it when the clock reaches the time it was asked for.
+ *
+ * Context: process or softirq context.
+ */
+void kwq_run_due(struct kwq *q)
+{
+	struct timerqueue_node *node;
+	struct kwq_item *it;
+	bool ready = false, slow;
+	ktime_t now;
+
+	spin_lock_bh(&q->lock);
+	now = kwq_now(q);
+	while ((node = timerqueue_getnext(&q->waiting)) && node->expires <= now) {
+		it = container_of(node, struct kwq_item, wait);
+		kwq_unwait_locked(q, it);
+		q->fired++;
+		kwq_mark_dirty_locked(q, it, &ready);
+	}
+	/* The timer that brought us here is spent: program the next one. */
+	q->armed = 0;
+	kwq_program_locked(q);
+	slow = kwq_wake_slow_locked(q);
+	spin_unlock_bh(&q->lock);
+	kwq_wake_fast(q, ready, slow);
+}
+EXPORT_SYMBOL_GPL(kwq_run_due);
+
+static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
+{
+	kwq_run_due(container_of(timer, struct kwq, timer));
+	return HRTIMER_NORESTART;
+}
 
 /* Hand out the oldest ready key. Returns 0, -EAGAIN (may wait) or error. */
 static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len)
@@ -536,6 +781,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->queued = q->n_queued;
 	st->processing = q->n_processing;
 	st->dirty_processing = q->n_dirty_processing;
+	st->waiting = q->n_waiting;
 	st->items = q->n_items;
 	st->max_items = q->max_items;
 	st->adds = q->adds;
@@ -544,6 +790,10 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->dones = q->dones;
 	st->requeues = q->requeues;
 	st->refused = q->refused;
+	st->fired = q->fired;
+	st->cancels = q->cancels;
+	st->absorbed = q->absorbed;
+	st->waits_dropped = q->waits_dropped;
 	spin_unlock_bh(&q->lock);
 }
 EXPORT_SYMBOL_GPL(kwq_stats);
@@ -569,18 +819,23 @@ bool kwq_readable(struct kwq *q)
  * @q: queue.
  *
  * Later adds fail with -ESHUTDOWN. Consumers still get the keys already
- * queued (see kwq_get()). Idempotent; wakes every waiter, and makes a
- * kwq_shutdown_drain() in progress return -ECANCELED unless the queue
- * happens to be idle. Does not wait for anything.
+ * queued (see kwq_get()). Keys waiting for an add-after deadline are
+ * dropped and the timer is stopped. Idempotent; wakes every waiter, and
+ * makes a kwq_shutdown_drain() in progress return -ECANCELED unless the
+ * queue happens to be idle. Does not wait for anything.
  *
  * Context: process or softirq context.
  */
 void kwq_shutdown(struct kwq *q)
 {
+	LIST_HEAD(stale);
+
 	spin_lock_bh(&q->lock);
 	q->shutting_down = true;
 	q->shutdown_seq++;
+	kwq_end_waiting_locked(q, false, &stale, NULL);
 	spin_unlock_bh(&q->lock);
+	kwq_free_stale(&stale);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
 }
@@ -608,6 +863,9 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
  * kwq_shutdown_drain() - shut down and wait until all work is finished
  * @q: queue.
  * @deadline: absolute CLOCK_MONOTONIC time to give up at, or KWQ_FOREVER.
+ * @flags: KWQ_DRAIN_FLUSH_WAITING queues the keys waiting for an
+ *	add-after deadline at once, and the drain waits for them too;
+ *	without it they are dropped, as by kwq_shutdown() (and client-go).
  *
  * Shuts the queue down like kwq_shutdown(), then waits until nothing is
  * queued and nothing is being processed, so every key added before the
@@ -617,21 +875,28 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
  *
  * Context: process context; sleeps.
  * Return: 0 once drained, -ECANCELED if kwq_shutdown() cut the wait short,
- * -ETIMEDOUT, -ERESTARTSYS (signal), -EIDRM (destroyed).
+ * -ETIMEDOUT, -ERESTARTSYS (signal), -EIDRM (destroyed), -EINVAL for
+ * unknown flags.
  */
-int kwq_shutdown_drain(struct kwq *q, ktime_t deadline)
+int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 {
 	DEFINE_WAIT(wait);
+	LIST_HEAD(stale);
+	bool ready = false;
 	u32 seq;
 	int ret;
 
 	might_sleep();
+	if (flags & ~KWQ_DRAIN_FLUSH_WAITING)
+		return -EINVAL;
 	spin_lock_bh(&q->lock);
 	q->shutting_down = true;
 	q->drainers++;
 	seq = q->shutdown_seq;
+	kwq_end_waiting_locked(q, flags & KWQ_DRAIN_FLUSH_WAITING, &stale, &ready);
 	spin_unlock_bh(&q->lock);
-	kwq_wake(q, false);
+	kwq_free_stale(&stale);
+	kwq_wake(q, ready);
 
 	kwq_get_ref(q);
 	for (;;) {
@@ -674,6 +939,9 @@ static void kwq_release(struct kref *ref)
 {
 	struct kwq *q = container_of(ref, struct kwq, ref);
 
+	/* Never leave the timer armed or running on freed memory. */
+	if (!q->clock)
+		hrtimer_cancel(&q->timer);
 	rhashtable_free_and_destroy(&q->items, kwq_item_free, NULL);
 	kfree(q);
 }
@@ -727,7 +995,7 @@ EXPORT_SYMBOL_GPL(kwq_name);
  *
  * Context: process context; may sleep.
  * Return: the queue with one reference for the caller, or ERR_PTR():
- * -EINVAL (bad name), -EEXIST (name taken), -ENOSPC (max_queues named
+ * -EINVAL (bad name or policy), -EEXIST (name taken), -ENOSPC (max_queues named
  * queues exist), -ENOMEM.
  */
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
@@ -741,8 +1009,17 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	q = kzalloc(sizeof(*q), attr && attr->account ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
+	if (attr && attr->policy > KWQ_POLICY_STRICT)
+		goto invalid;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);
+	timerqueue_init_head(&q->waiting);
+	q->armed = KTIME_MAX;
+	q->clock = attr ? attr->clock : NULL;
+	if (!q->clock)
+		kwq_hrtimer_setup(&q->timer, kwq_timer_fn, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_ABS_SOFT);
+	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);
 	init_waitqueue_head(&q->drain_wait);
@@ -770,6 +1047,9 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		}
 	}
 	return q;
+invalid:
+	kfree(q);
+	return ERR_PTR(-EINVAL);
 }
 EXPORT_SYMBOL_GPL(kwq_create);
 
@@ -785,11 +1065,15 @@ EXPORT_SYMBOL_GPL(kwq_create);
  */
 void kwq_kill(struct kwq *q)
 {
+	LIST_HEAD(stale);
+
 	kwq_registry_del(q);
 	spin_lock_bh(&q->lock);
 	q->dead = true;
 	q->shutting_down = true;
+	kwq_end_waiting_locked(q, false, &stale, NULL);
 	spin_unlock_bh(&q->lock);
+	kwq_free_stale(&stale);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
 }

@@ -107,7 +107,7 @@ static long kwq_ioc_version(void __user *uarg)
 	v.abi_version = KWQ_ABI_VERSION;
 	v.key_max = KWQ_KEY_MAX;
 	v.name_max = KWQ_NAME_MAX;
-	v.features = KWQ_FEATURE_CORE;
+	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -121,7 +121,7 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	if (c.flags || c.pad || (c.mode & ~0777) ||
+	if (c.flags || (c.mode & ~0777) || c.policy > KWQ_POLICY_STRICT ||
 	    !kwq_is_zero(c.reserved, sizeof(c.reserved)))
 		return -EINVAL;
 	ret = kwq_name_from(c.name, name);
@@ -132,6 +132,7 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 	attr.mode = c.mode;
 	attr.uid = current_euid();
 	attr.gid = current_egid();
+	attr.policy = c.policy;
 
 	mutex_lock(&kf->attach_lock);
 	if (kf->q) {
@@ -184,37 +185,63 @@ unlock:
 	return ret;
 }
 
-/* Validate a struct kwq_ioc_key and copy its key into @key. */
-static int kwq_key_from(struct kwq_ioc_key *k, void __user *uarg, u8 *key)
+/* Copy in a key of @len bytes from user memory. */
+static int kwq_key_from(u8 *key, u64 ptr, u32 len)
 {
-	if (copy_from_user(k, uarg, sizeof(*k)))
-		return -EFAULT;
-	if (k->flags || k->pad || !kwq_is_zero(k->reserved, sizeof(k->reserved)))
+	if (len < 1 || len > KWQ_KEY_MAX)
 		return -EINVAL;
-	if (k->key_len < 1 || k->key_len > KWQ_KEY_MAX)
-		return -EINVAL;
-	if (copy_from_user(key, u64_to_user_ptr(k->key_ptr), k->key_len))
-		return -EFAULT;
-	return 0;
+	return copy_from_user(key, u64_to_user_ptr(ptr), len) ? -EFAULT : 0;
 }
 
-/* Add or done: both take a key and report an outcome. */
-static long kwq_ioc_key_op(struct kwq *q, void __user *uarg,
-			   int (*op)(struct kwq *q, const void *key, u32 len))
+enum kwq_key_cmd { KWQ_KEY_ADD, KWQ_KEY_DONE, KWQ_KEY_CANCEL };
+
+/* Add, done and cancel: each takes one key and reports an outcome. */
+static long kwq_ioc_key_op(struct kwq *q, void __user *uarg, enum kwq_key_cmd cmd)
 {
 	struct kwq_ioc_key __user *ukey = uarg;
 	struct kwq_ioc_key k;
 	u8 key[KWQ_KEY_MAX];
 	int ret;
 
-	ret = kwq_key_from(&k, uarg, key);
+	if (copy_from_user(&k, uarg, sizeof(k)))
+		return -EFAULT;
+	if (k.pad || !kwq_is_zero(k.reserved, sizeof(k.reserved)) ||
+	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)))
+		return -EINVAL;
+	ret = kwq_key_from(key, k.key_ptr, k.key_len);
 	if (ret)
 		return ret;
-	ret = op(q, key, k.key_len);
+	if (cmd == KWQ_KEY_ADD)
+		ret = kwq_add_policy(q, key, k.key_len, k.flags);
+	else if (cmd == KWQ_KEY_DONE)
+		ret = kwq_done(q, key, k.key_len);
+	else
+		ret = kwq_cancel(q, key, k.key_len);
 	if (ret < 0)
 		return ret;
 	/* The operation happened; only the report can fail now. */
 	return put_user((u32)ret, &ukey->result) ? -EFAULT : 0;
+}
+
+static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
+{
+	struct kwq_ioc_add_after __user *ua = uarg;
+	struct kwq_ioc_add_after a;
+	u8 key[KWQ_KEY_MAX];
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)) ||
+	    (a.flags & ~(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE)))
+		return -EINVAL;
+	ret = kwq_key_from(key, a.key_ptr, a.key_len);
+	if (ret)
+		return ret;
+	ret = kwq_add_after(q, key, a.key_len, a.delay_ns, a.flags);
+	if (ret < 0)
+		return ret;
+	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
 static long kwq_ioc_get(struct file *file, struct kwq *q, void __user *uarg)
@@ -250,9 +277,9 @@ static long kwq_ioc_drain(struct file *file, struct kwq *q, void __user *uarg)
 
 	if (copy_from_user(&d, uarg, sizeof(d)))
 		return -EFAULT;
-	if (d.flags || d.pad)
+	if ((d.flags & ~KWQ_DRAIN_FLUSH_WAITING) || d.pad)
 		return -EINVAL;
-	return kwq_shutdown_drain(q, kwq_deadline_from(d.deadline_ns, file));
+	return kwq_shutdown_drain(q, kwq_deadline_from(d.deadline_ns, file), d.flags);
 }
 
 static long kwq_ioc_stats(struct kwq *q, void __user *uarg)
@@ -277,6 +304,8 @@ static bool kwq_queue_cmd(unsigned int cmd)
 	case KWQ_IOC_ADD:
 	case KWQ_IOC_GET:
 	case KWQ_IOC_DONE:
+	case KWQ_IOC_ADD_AFTER:
+	case KWQ_IOC_CANCEL:
 	case KWQ_IOC_SHUTDOWN:
 	case KWQ_IOC_DRAIN:
 	case KWQ_IOC_STATS:
@@ -298,11 +327,15 @@ static long kwq_queue_ioctl(struct file *file, struct kwq *q, unsigned int cmd,
 		kwq_kill(q);
 		return 0;
 	case KWQ_IOC_ADD:
-		return may_write ? kwq_ioc_key_op(q, uarg, kwq_add) : -EBADF;
+		return may_write ? kwq_ioc_key_op(q, uarg, KWQ_KEY_ADD) : -EBADF;
+	case KWQ_IOC_ADD_AFTER:
+		return may_write ? kwq_ioc_add_after(q, uarg) : -EBADF;
+	case KWQ_IOC_CANCEL:
+		return may_write ? kwq_ioc_key_op(q, uarg, KWQ_KEY_CANCEL) : -EBADF;
 	case KWQ_IOC_GET:
 		return may_read ? kwq_ioc_get(file, q, uarg) : -EBADF;
 	case KWQ_IOC_DONE:
-		return may_read ? kwq_ioc_key_op(q, uarg, kwq_done) : -EBADF;
+		return may_read ? kwq_ioc_key_op(q, uarg, KWQ_KEY_DONE) : -EBADF;
 	case KWQ_IOC_SHUTDOWN:
 		if (!may_write)
 			return -EBADF;

@@ -16,10 +16,12 @@
 #ifndef _KWQ_INTERNAL_H
 #define _KWQ_INTERNAL_H
 
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
+#include <linux/timerqueue.h>
 #include <linux/wait.h>
 
 #include "kwq.h"
@@ -27,12 +29,15 @@
 /* kwq_item.state bits; an item with no bit set is freed. */
 #define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
+#define KWQ_ITEM_WAITING	BIT(2)	/* on kwq.waiting until its deadline */
 
 /**
  * struct kwq_item - the one record of a key and all of its state
  * @hnode: link in kwq.items, keyed by the key bytes.
  * @ready: link in kwq.ready; linked exactly when the item is DIRTY and
  *	not PROCESSING, so "queued" is derived, never stored.
+ * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
+ *	the item is WAITING.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @key: the key bytes.
@@ -40,6 +45,7 @@
 struct kwq_item {
 	struct rhash_head hnode;
 	struct list_head ready;
+	struct timerqueue_node wait;
 	u16 state;
 	u16 len;
 	u8 key[];
@@ -50,9 +56,13 @@ struct kwq_item {
  * @lock: protects all fields below up to @registered, and every item.
  * @items: key -> struct kwq_item.
  * @ready: items to hand out, oldest first.
+ * @waiting: items waiting for a deadline, earliest first (ties in the
+ *	order they were added).
+ * @armed: the expiry last given to the timer, KTIME_MAX for none.
  * @n_queued: length of @ready.
  * @n_processing: items with KWQ_ITEM_PROCESSING.
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
+ * @n_waiting: items on @waiting.
  * @n_items: records in @items.
  * @shutting_down: adds are refused.
  * @drainers: callers waiting in kwq_shutdown_drain().
@@ -65,10 +75,17 @@ struct kwq_item {
  * @dones: counter, see struct kwq_stats.
  * @requeues: counter, see struct kwq_stats.
  * @refused: counter, see struct kwq_stats.
+ * @fired: counter, see struct kwq_stats.
+ * @cancels: counter, see struct kwq_stats.
+ * @absorbed: counter, see struct kwq_stats.
+ * @waits_dropped: counter, see struct kwq_stats.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
  * @drain_wait: callers blocked in kwq_shutdown_drain().
  * @ref: references; the last kwq_put() frees the queue.
+ * @timer: the soft hrtimer armed for the earliest waiting deadline.
+ * @clock: a test clock, or NULL for ktime_get() and @timer.
+ * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
  * @max_items: limit on @n_items.
  * @mode: permission bits for opens from user space.
@@ -81,9 +98,12 @@ struct kwq {
 	spinlock_t lock;		/* see the comment at the top */
 	struct rhashtable items;
 	struct list_head ready;
+	struct timerqueue_head waiting;
+	ktime_t armed;
 	u64 n_queued;
 	u64 n_processing;
 	u64 n_dirty_processing;
+	u64 n_waiting;
 	u64 n_items;
 	bool shutting_down;
 	bool dead;
@@ -95,11 +115,18 @@ struct kwq {
 	u64 dones;
 	u64 requeues;
 	u64 refused;
+	u64 fired;
+	u64 cancels;
+	u64 absorbed;
+	u64 waits_dropped;
 
 	bool registered;
 	wait_queue_head_t get_wait;
 	wait_queue_head_t drain_wait;
 	struct kref ref;
+	struct hrtimer timer;
+	struct kwq_clock *clock;
+	u32 policy;
 	gfp_t gfp;
 	u32 max_items;
 	umode_t mode;

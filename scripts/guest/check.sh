@@ -17,9 +17,11 @@ tap_program "abi-32bit" ./bin/kwq_abi_test32
 
 if [ -f ./kwq_kunit.ko ]; then
 	insmod ./kwq_kunit.ko
-	echo "KWQ-TAP-BEGIN kunit"
-	cat /sys/kernel/debug/kunit/kwq_core/results
-	echo "KWQ-TAP-END kunit"
+	for suite in /sys/kernel/debug/kunit/kwq_*; do
+		echo "KWQ-TAP-BEGIN kunit-${suite##*/}"
+		cat "$suite/results"
+		echo "KWQ-TAP-END kunit-${suite##*/}"
+	done
 	rmmod kwq_kunit
 fi
 

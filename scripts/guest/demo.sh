@@ -40,6 +40,31 @@ say "A blocking get sleeps until another process adds a key"
 run kwqctl get demo --timeout 5000 --done
 wait
 
+say "Delays: add-after parks a key until its deadline (one hrtimer, earliest first)"
+run kwqctl add-after demo 300 ns/retry
+run kwqctl add-after demo 900 ns/retry
+run kwqctl len demo
+t0=$(cut -d' ' -f1 /proc/uptime)
+run kwqctl get demo --timeout 3000 --done
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "(the blocking get returned $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s later)"
+
+say "A delay can be postponed (--replace) or cancelled; client-go can do neither"
+run kwqctl add-after demo 100 ns/flaky
+run kwqctl add-after demo 60000 ns/flaky --replace
+run kwqctl cancel demo ns/flaky ns/flaky
+
+say "An add of a waiting key runs it once, now (policy promote), not twice as in client-go"
+run kwqctl add-after demo 60000 ns/cfg
+run kwqctl add demo ns/cfg
+run kwqctl stats demo
+run kwqctl get demo --done
+say "... or, with the strict policy, the add waits for the backoff"
+run kwqctl add-after demo 200 ns/cfg
+run kwqctl add demo ns/cfg --policy strict
+run kwqctl len demo
+run kwqctl get demo --timeout 3000 --done
+
 say "Shutdown: adds are refused, what is queued still comes out"
 run kwqctl add demo ns/last
 run kwqctl shutdown demo

@@ -28,12 +28,22 @@
 #define KWQ_DEADLINE_NOWAIT	0ULL		/* never block */
 #define KWQ_DEADLINE_FOREVER	(~0ULL)		/* block without timeout */
 
+/* Longest delay of an add-after; longer ones are clamped to it (7 days). */
+#define KWQ_DELAY_MAX_NS	(7ULL * 24 * 3600 * 1000000000ULL)
+
 /**
- * enum kwq_add_result - what an add did with the key
+ * enum kwq_add_result - what an add or add-after did with the key
  * @KWQ_ADD_QUEUED: the key was not pending and is now queued.
  * @KWQ_ADD_DUPLICATE: the key was already queued; nothing changed.
  * @KWQ_ADD_DEFERRED: the key is being processed; it is marked dirty and
  *	queued again when the worker calls done.
+ * @KWQ_ADD_WAITING: add-after: the key now waits for its deadline.
+ * @KWQ_ADD_WAIT_KEPT: add-after: the key already waited for an earlier
+ *	(or equal) deadline, which is kept.
+ * @KWQ_ADD_WAIT_MOVED: add-after: the key's waiting deadline moved
+ *	(earlier, or anywhere with KWQ_AFTER_REPLACE).
+ * @KWQ_ADD_ABSORBED: add of a waiting key under the strict policy: it
+ *	runs at its waiting deadline, not now.
  *
  * An add refused because the queue shuts down fails with -ESHUTDOWN.
  */
@@ -41,6 +51,94 @@ enum kwq_add_result {
 	KWQ_ADD_QUEUED = 0,
 	KWQ_ADD_DUPLICATE = 1,
 	KWQ_ADD_DEFERRED = 2,
+	KWQ_ADD_WAITING = 3,
+	KWQ_ADD_WAIT_KEPT = 4,
+	KWQ_ADD_WAIT_MOVED = 5,
+	KWQ_ADD_ABSORBED = 6,
+};
+
+/**
+ * enum kwq_wait_policy - what an add does to a key that waits for a deadline
+ * @KWQ_POLICY_DEFAULT: in a call: use the queue's policy; in a queue: promote.
+ * @KWQ_POLICY_KEEP: client-go: the key is queued now and its waiting entry
+ *	stays and fires later, so it runs twice (for add-after as a reminder).
+ * @KWQ_POLICY_PROMOTE: the key is queued now and its waiting entry is
+ *	dropped: one run, as soon as possible.
+ * @KWQ_POLICY_STRICT: the add is absorbed and the key runs at its waiting
+ *	deadline, so an add cannot bypass a backoff.
+ */
+enum kwq_wait_policy {
+	KWQ_POLICY_DEFAULT = 0,
+	KWQ_POLICY_KEEP = 1,
+	KWQ_POLICY_PROMOTE = 2,
+	KWQ_POLICY_STRICT = 3,
+};
+
+/* Flags of struct kwq_ioc_key for add: the policy override, 2 bits. */
+#define KWQ_ADD_POLICY_MASK	0x3U
+
+/* Flags of struct kwq_ioc_add_after. */
+#define KWQ_AFTER_REPLACE	_BITUL(2)	/* replace the deadline, even later */
+
+/* Flags of struct kwq_ioc_drain. */
+#define KWQ_DRAIN_FLUSH_WAITING	_BITUL(0)	/* queue waiting keys now, not drop */
+
+/* Limiter types for struct kwq_limiter. */
+#define KWQ_LIMITER_EXPONENTIAL	1	/* base_ns * 2^failures, capped at max_ns */
+#define KWQ_LIMITER_FAST_SLOW	2	/* fast_ns for max_fast attempts, then slow_ns */
+#define KWQ_LIMITER_BUCKET	3	/* token bucket shared by all keys */
+
+#define KWQ_LIMITERS_MAX	4
+/* rate_mhz of a bucket that never limits. */
+#define KWQ_RATE_INF		(~0ULL)
+
+/**
+ * struct kwq_limiter - one backoff limiter (client-go's RateLimiter)
+ * @type: KWQ_LIMITER_*.
+ * @max_fast: FAST_SLOW: the number of attempts that get @fast_ns.
+ * @base_ns: EXPONENTIAL: the first delay (1 ns .. KWQ_DELAY_MAX_NS).
+ * @max_ns: EXPONENTIAL: the cap (>= @base_ns).
+ * @fast_ns: FAST_SLOW: delay of the first @max_fast attempts.
+ * @slow_ns: FAST_SLOW: delay of later attempts.
+ * @rate_mhz: BUCKET: tokens added per 1000 s (10/s is 10000), or
+ *	KWQ_RATE_INF; must not be 0.
+ * @burst: BUCKET: bucket size in tokens; the bucket starts full.
+ * @pad: must be 0.
+ *
+ * Fields a type does not use must be 0.
+ */
+struct kwq_limiter {
+	__u32 type;
+	__u32 max_fast;
+	__u64 base_ns;
+	__u64 max_ns;
+	__u64 fast_ns;
+	__u64 slow_ns;
+	__u64 rate_mhz;
+	__u32 burst;
+	__u32 pad;
+};
+
+/**
+ * struct kwq_ratelimit - a queue's backoff policy for add-rate-limited
+ * @count: number of limiters used, 0 to KWQ_LIMITERS_MAX. Every one is
+ *	consulted on each call and the largest delay wins (client-go's
+ *	MaxOf); 0 means no limiter (add-rate-limited adds at once).
+ * @flags: must be 0.
+ * @max_wait_ns: cap on the delay (client-go's WithMaxWait), 0 for none.
+ * @limiters: the limiters.
+ * @reserved: must be 0.
+ *
+ * client-go's DefaultControllerRateLimiter is {count 2: EXPONENTIAL
+ * 5 ms..1000 s, BUCKET 10000 mHz burst 100}; DefaultItemBasedRateLimiter
+ * is {count 1: EXPONENTIAL 1 ms..1000 s}.
+ */
+struct kwq_ratelimit {
+	__u32 count;
+	__u32 flags;
+	__u64 max_wait_ns;
+	struct kwq_limiter limiters[KWQ_LIMITERS_MAX];
+	__u64 reserved[2];
 };
 
 /**
@@ -55,6 +153,7 @@ enum kwq_done_result {
 
 /* Feature bits reported by KWQ_IOC_VERSION. */
 #define KWQ_FEATURE_CORE	_BITULL(0)	/* add/get/done/shutdown/drain */
+#define KWQ_FEATURE_DELAY	_BITULL(1)	/* add-after, cancel, policies */
 
 /**
  * struct kwq_ioc_version - ABI handshake (KWQ_IOC_VERSION)
@@ -83,7 +182,7 @@ struct kwq_ioc_version {
  * @max_items: most keys the queue tracks at once; 0 means the module's
  *	default (module parameter max_items_per_queue), larger values are
  *	clamped to it.
- * @pad: must be 0.
+ * @policy: enum kwq_wait_policy for adds of waiting keys.
  * @reserved: must be 0.
  */
 struct kwq_ioc_create {
@@ -91,7 +190,7 @@ struct kwq_ioc_create {
 	__u32 flags;
 	__u32 mode;
 	__u32 max_items;
-	__u32 pad;
+	__u32 policy;
 	__u64 reserved[4];
 };
 
@@ -110,11 +209,13 @@ struct kwq_ioc_open {
 };
 
 /**
- * struct kwq_ioc_key - one key for KWQ_IOC_ADD and KWQ_IOC_DONE
+ * struct kwq_ioc_key - one key for KWQ_IOC_ADD, KWQ_IOC_DONE, KWQ_IOC_CANCEL
  * @key_ptr: user address of the key bytes.
  * @key_len: key length, 1 to KWQ_KEY_MAX.
- * @flags: must be 0.
- * @result: out: enum kwq_add_result (add) or enum kwq_done_result (done).
+ * @flags: add: an enum kwq_wait_policy in KWQ_ADD_POLICY_MASK, overriding
+ *	the queue's; other commands: must be 0.
+ * @result: out: enum kwq_add_result (add), enum kwq_done_result (done),
+ *	or 1 if a waiting entry was removed, 0 if there was none (cancel).
  * @pad: must be 0.
  * @reserved: must be 0.
  */
@@ -122,6 +223,29 @@ struct kwq_ioc_key {
 	__u64 key_ptr;
 	__u32 key_len;
 	__u32 flags;
+	__u32 result;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_add_after - add a key once a delay has passed
+ * @key_ptr: user address of the key bytes.
+ * @key_len: key length, 1 to KWQ_KEY_MAX.
+ * @flags: KWQ_AFTER_REPLACE, and for @delay_ns <= 0 a policy as in
+ *	struct kwq_ioc_key.
+ * @delay_ns: delay; <= 0 adds now; longer than KWQ_DELAY_MAX_NS is
+ *	clamped to it. One waiting entry per key: the earliest deadline wins
+ *	unless KWQ_AFTER_REPLACE is set.
+ * @result: out: enum kwq_add_result.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_add_after {
+	__u64 key_ptr;
+	__u32 key_len;
+	__u32 flags;
+	__s64 delay_ns;
 	__u32 result;
 	__u32 pad;
 	__u64 reserved[2];
@@ -156,7 +280,8 @@ struct kwq_ioc_get {
  * struct kwq_ioc_drain - shut down and wait until all work is done
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up at (-ETIMEDOUT);
  *	KWQ_DEADLINE_FOREVER waits without a timeout.
- * @flags: must be 0.
+ * @flags: KWQ_DRAIN_FLUSH_WAITING to queue waiting keys at once and wait
+ *	for them too; without it they are dropped, as by shutdown.
  * @pad: must be 0.
  */
 struct kwq_ioc_drain {
@@ -180,7 +305,9 @@ struct kwq_ioc_drain {
  * @processing: keys handed out by get and not yet done.
  * @dirty_processing: keys being processed that were added again; each
  *	runs again after its done. Not included in @queued.
- * @items: key records held (queued + processing, plus later states).
+ * @waiting: keys waiting for an add-after deadline.
+ * @items: key records held (a key queued, processing or waiting, or
+ *	several of those, has one record).
  * @max_items: the queue's limit on @items.
  * @adds: adds that queued a key or marked a processing key dirty.
  * @dedups: adds absorbed because the key was already queued or dirty.
@@ -188,6 +315,10 @@ struct kwq_ioc_drain {
  * @dones: successful done calls.
  * @requeues: done calls that queued the key again.
  * @refused: adds refused because the queue was shutting down.
+ * @fired: waiting entries whose deadline came.
+ * @cancels: waiting entries removed by cancel.
+ * @absorbed: adds absorbed by a waiting entry (strict policy).
+ * @waits_dropped: waiting entries dropped by shutdown or the promote policy.
  */
 struct kwq_stats {
 	__u32 size;
@@ -195,6 +326,7 @@ struct kwq_stats {
 	__u64 queued;
 	__u64 processing;
 	__u64 dirty_processing;
+	__u64 waiting;
 	__u64 items;
 	__u64 max_items;
 	__u64 adds;
@@ -203,6 +335,10 @@ struct kwq_stats {
 	__u64 dones;
 	__u64 requeues;
 	__u64 refused;
+	__u64 fired;
+	__u64 cancels;
+	__u64 absorbed;
+	__u64 waits_dropped;
 };
 
 #define KWQ_IOC_MAGIC		0xE8
@@ -214,6 +350,8 @@ struct kwq_stats {
 #define KWQ_IOC_ADD		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_ioc_key)
 #define KWQ_IOC_GET		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_ioc_get)
 #define KWQ_IOC_DONE		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_ioc_key)
+#define KWQ_IOC_ADD_AFTER	_IOWR(KWQ_IOC_MAGIC, 0x13, struct kwq_ioc_add_after)
+#define KWQ_IOC_CANCEL		_IOWR(KWQ_IOC_MAGIC, 0x14, struct kwq_ioc_key)
 #define KWQ_IOC_SHUTDOWN	_IO(KWQ_IOC_MAGIC, 0x20)
 #define KWQ_IOC_DRAIN		_IOW(KWQ_IOC_MAGIC, 0x21, struct kwq_ioc_drain)
 #define KWQ_IOC_STATS		_IOWR(KWQ_IOC_MAGIC, 0x30, struct kwq_stats)

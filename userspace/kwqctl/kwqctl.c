@@ -24,10 +24,15 @@ static const char usage_text[] =
 "usage: kwqctl COMMAND [ARGS]\n"
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
-"  create NAME [--mode M] [--max-items N]\n"
-"                               make a named queue (mode default 0600)\n"
+"  create NAME [--mode M] [--max-items N] [--policy P]\n"
+"                               make a named queue (mode default 0600,\n"
+"                               policy for adds of waiting keys: promote)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
-"  add NAME KEY...              add keys, print what happened to each\n"
+"  add NAME KEY... [--policy P] add keys, print what happened to each\n"
+"                               (P: keep, promote, strict)\n"
+"  add-after NAME MS KEY... [--replace]\n"
+"                               add keys once MS milliseconds have passed\n"
+"  cancel NAME KEY...           remove the keys' waiting entries\n"
 "  get NAME [--timeout MS] [--done]\n"
 "                               take one key and print it (timeout: wait\n"
 "                               up to MS ms, -1 forever; default 0)\n"
@@ -35,7 +40,9 @@ static const char usage_text[] =
 "  len NAME                     print the number of keys ready\n"
 "  stats NAME                   print the queue's counters\n"
 "  shutdown NAME                refuse further adds\n"
-"  drain NAME [--timeout MS]    shut down and wait until all work is done\n"
+"  drain NAME [--timeout MS] [--flush]\n"
+"                               shut down and wait until all work is done\n"
+"                               (--flush: run waiting keys, not drop them)\n"
 "\n"
 "Exit status: 0 ok, 1 failed, 2 usage, 3 nothing to get.\n";
 
@@ -77,7 +84,24 @@ struct opts {
 	long max_items;
 	long timeout_ms;
 	int done;
+	unsigned int policy;
+	int replace;
+	int flush;
 };
+
+static int parse_policy(const char *s, unsigned int *policy)
+{
+	static const char *const names[] = { "default", "keep", "promote", "strict" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*policy = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -86,6 +110,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "max-items", required_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "done", no_argument, NULL, 'd' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "replace", no_argument, NULL, 'r' },
+		{ "flush", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,8 +122,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->max_items = 0;
 	o->timeout_ms = 0;
 	o->done = 0;
+	o->policy = 0;
+	o->replace = 0;
+	o->flush = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
@@ -112,6 +142,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'd':
 			o->done = 1;
+			break;
+		case 'p':
+			if (parse_policy(optarg, &o->policy))
+				return -EINVAL;
+			break;
+		case 'r':
+			o->replace = 1;
+			break;
+		case 'f':
+			o->flush = 1;
 			break;
 		default:
 			return -EINVAL;
@@ -137,12 +177,18 @@ static int cmd_version(void)
 	return 0;
 }
 
-static int cmd_add(int fd, const char *name, int nkeys, char **keys)
+/* Add now (@delay_ms < 0) or after @delay_ms. */
+static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_ms,
+		   const struct opts *o)
 {
 	int i, ret, status = 0;
 
 	for (i = 0; i < nkeys; i++) {
-		ret = kwq_add(fd, keys[i], strlen(keys[i]));
+		if (delay_ms < 0)
+			ret = kwq_add_policy(fd, keys[i], strlen(keys[i]), o->policy);
+		else
+			ret = kwq_add_after(fd, keys[i], strlen(keys[i]), delay_ms * 1000000LL,
+					    o->replace ? KWQ_AFTER_REPLACE : 0);
 		if (ret < 0) {
 			status = fail("add to", name, ret);
 			continue;
@@ -181,14 +227,17 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	       st->state & KWQ_STATE_SHUTTING_DOWN ? " shutting-down" : "",
 	       st->state & KWQ_STATE_DRAINING ? " draining" : "",
 	       st->state & KWQ_STATE_DESTROYED ? " destroyed" : "");
-	printf("  queued %llu  processing %llu  dirty-processing %llu  items %llu/%llu\n",
+	printf("  queued %llu  processing %llu  dirty-processing %llu  waiting %llu  items %llu/%llu\n",
 	       (unsigned long long)st->queued, (unsigned long long)st->processing,
-	       (unsigned long long)st->dirty_processing,
+	       (unsigned long long)st->dirty_processing, (unsigned long long)st->waiting,
 	       (unsigned long long)st->items, (unsigned long long)st->max_items);
 	printf("  adds %llu  dedups %llu  gets %llu  dones %llu  requeues %llu  refused %llu\n",
 	       (unsigned long long)st->adds, (unsigned long long)st->dedups,
 	       (unsigned long long)st->gets, (unsigned long long)st->dones,
 	       (unsigned long long)st->requeues, (unsigned long long)st->refused);
+	printf("  fired %llu  cancels %llu  absorbed %llu  waits-dropped %llu\n",
+	       (unsigned long long)st->fired, (unsigned long long)st->cancels,
+	       (unsigned long long)st->absorbed, (unsigned long long)st->waits_dropped);
 }
 
 /* Commands that work on an existing queue. */
@@ -201,8 +250,26 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 	fd = kwq_open(name, O_RDWR);
 	if (fd < 0)
 		return fail("open", name, fd);
+	long delay;
+
 	if (!strcmp(cmd, "add")) {
-		ret = argc > 0 ? cmd_add(fd, name, argc, argv) : usage();
+		ret = argc > 0 ? cmd_add(fd, name, argc, argv, -1, o) : usage();
+	} else if (!strcmp(cmd, "add-after")) {
+		if (argc < 2 || parse_long(argv[0], &delay) || delay < 0)
+			ret = usage();
+		else
+			ret = cmd_add(fd, name, argc - 1, argv + 1, delay, o);
+	} else if (!strcmp(cmd, "cancel")) {
+		int i, r;
+
+		ret = argc > 0 ? 0 : usage();
+		for (i = 0; i < argc; i++) {
+			r = kwq_cancel(fd, argv[i], strlen(argv[i]));
+			if (r < 0)
+				ret = fail("cancel on", name, r);
+			else
+				printf("%s: %s\n", argv[i], r ? "cancelled" : "was not waiting");
+		}
 	} else if (!strcmp(cmd, "get")) {
 		ret = cmd_get(fd, name, o);
 	} else if (!strcmp(cmd, "done")) {
@@ -231,7 +298,8 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 		ret = kwq_shutdown(fd);
 		ret = ret ? fail("shutdown", name, ret) : 0;
 	} else if (!strcmp(cmd, "drain")) {
-		ret = kwq_shutdown_drain(fd, timeout_ns(o->timeout_ms ? o->timeout_ms : -1));
+		ret = kwq_shutdown_drain(fd, timeout_ns(o->timeout_ms ? o->timeout_ms : -1),
+					 o->flush ? KWQ_DRAIN_FLUSH_WAITING : 0);
 		ret = ret ? fail("drain", name, ret) : 0;
 	} else if (!strcmp(cmd, "destroy")) {
 		ret = kwq_destroy(fd);
@@ -261,7 +329,16 @@ int main(int argc, char **argv)
 	if (parse_opts(argc - 2, argv + 2, &o))
 		return usage();
 	if (!strcmp(cmd, "create")) {
-		fd = kwq_create(name, (unsigned int)o.mode, (unsigned int)o.max_items);
+		struct kwq_ioc_create c;
+
+		memset(&c, 0, sizeof(c));
+		if (strlen(name) >= KWQ_NAME_MAX)
+			return fail("create", name, -EINVAL);
+		strcpy((char *)c.name, name);
+		c.mode = (unsigned int)o.mode;
+		c.max_items = (unsigned int)o.max_items;
+		c.policy = o.policy;
+		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);
 		close(fd);

@@ -57,6 +57,13 @@ static int kwq_attach(int oflags, unsigned long cmd, void *arg)
 	return fd;
 }
 
+int kwq_create_ex(const struct kwq_ioc_create *c)
+{
+	struct kwq_ioc_create copy = *c;
+
+	return kwq_attach(O_RDWR, KWQ_IOC_CREATE, &copy);
+}
+
 int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
 {
 	struct kwq_ioc_create c;
@@ -68,7 +75,7 @@ int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
 		return ret;
 	c.mode = mode;
 	c.max_items = max_items;
-	return kwq_attach(O_RDWR, KWQ_IOC_CREATE, &c);
+	return kwq_create_ex(&c);
 }
 
 int kwq_open(const char *name, int oflags)
@@ -107,8 +114,9 @@ uint64_t kwq_deadline(int64_t timeout_ns)
 	return now + (uint64_t)timeout_ns;
 }
 
-/* Add and done share the struct and report a result. */
-static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len)
+/* Add, done and cancel share the struct and report a result. */
+static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
+		      unsigned int flags)
 {
 	struct kwq_ioc_key k;
 	int ret;
@@ -118,18 +126,45 @@ static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len)
 	memset(&k, 0, sizeof(k));
 	k.key_ptr = (uintptr_t)key;
 	k.key_len = (uint32_t)len;
+	k.flags = flags;
 	ret = kwq_ioctl(fd, cmd, &k);
 	return ret ? ret : (int)k.result;
 }
 
 int kwq_add(int fd, const void *key, size_t len)
 {
-	return kwq_key_op(fd, KWQ_IOC_ADD, key, len);
+	return kwq_key_op(fd, KWQ_IOC_ADD, key, len, 0);
+}
+
+int kwq_add_policy(int fd, const void *key, size_t len, unsigned int policy)
+{
+	return kwq_key_op(fd, KWQ_IOC_ADD, key, len, policy);
 }
 
 int kwq_done(int fd, const void *key, size_t len)
 {
-	return kwq_key_op(fd, KWQ_IOC_DONE, key, len);
+	return kwq_key_op(fd, KWQ_IOC_DONE, key, len, 0);
+}
+
+int kwq_cancel(int fd, const void *key, size_t len)
+{
+	return kwq_key_op(fd, KWQ_IOC_CANCEL, key, len, 0);
+}
+
+int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags)
+{
+	struct kwq_ioc_add_after a;
+	int ret;
+
+	if (len > KWQ_KEY_MAX)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.key_ptr = (uintptr_t)key;
+	a.key_len = (uint32_t)len;
+	a.flags = flags;
+	a.delay_ns = delay_ns;
+	ret = kwq_ioctl(fd, KWQ_IOC_ADD_AFTER, &a);
+	return ret ? ret : (int)a.result;
 }
 
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
@@ -167,12 +202,13 @@ int kwq_shutdown(int fd)
 	return kwq_ioctl(fd, KWQ_IOC_SHUTDOWN, NULL);
 }
 
-int kwq_shutdown_drain(int fd, int64_t timeout_ns)
+int kwq_shutdown_drain(int fd, int64_t timeout_ns, unsigned int flags)
 {
 	struct kwq_ioc_drain d;
 
 	memset(&d, 0, sizeof(d));
 	d.deadline_ns = kwq_deadline(timeout_ns);
+	d.flags = flags;
 	return kwq_ioctl(fd, KWQ_IOC_DRAIN, &d);
 }
 
@@ -206,6 +242,14 @@ const char *kwq_add_result_name(int result)
 		return "duplicate";
 	case KWQ_ADD_DEFERRED:
 		return "deferred";
+	case KWQ_ADD_WAITING:
+		return "waiting";
+	case KWQ_ADD_WAIT_KEPT:
+		return "waiting (earlier deadline kept)";
+	case KWQ_ADD_WAIT_MOVED:
+		return "waiting (deadline moved)";
+	case KWQ_ADD_ABSORBED:
+		return "absorbed (runs at its waiting deadline)";
 	}
 	return "unknown";
 }

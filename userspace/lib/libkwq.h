@@ -22,6 +22,8 @@ extern "C" {
 
 /* Create a named queue, owned by the caller, and return a fd on it. */
 int kwq_create(const char *name, unsigned int mode, unsigned int max_items);
+/* The same with every creation setting (see struct kwq_ioc_create). */
+int kwq_create_ex(const struct kwq_ioc_create *c);
 /* Open an existing queue. @oflags: O_RDONLY (consume), O_WRONLY
  * (produce) or O_RDWR, optionally O_NONBLOCK. Returns a fd. */
 int kwq_open(const char *name, int oflags);
@@ -31,6 +33,13 @@ int kwq_destroy(int fd);
 
 /* Returns an enum kwq_add_result (>= 0). */
 int kwq_add(int fd, const void *key, size_t len);
+/* Add with an enum kwq_wait_policy for a key that waits for a deadline. */
+int kwq_add_policy(int fd, const void *key, size_t len, unsigned int policy);
+/* Add once @delay_ns has passed (<= 0: now). @flags: KWQ_AFTER_REPLACE.
+ * Returns an enum kwq_add_result (>= 0). */
+int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags);
+/* Remove the key's waiting entry: 1 if there was one, 0 if not. */
+int kwq_cancel(int fd, const void *key, size_t len);
 /* Waits up to @timeout_ns (< 0: forever, 0: not at all). On success the
  * key is in @buf and its length in *@len. -EMSGSIZE sets *@len to the
  * size needed. */
@@ -42,13 +51,14 @@ int kwq_done(int fd, const void *key, size_t len);
 int64_t kwq_len(int fd);
 int kwq_stats(int fd, struct kwq_stats *st);
 int kwq_shutdown(int fd);
-/* Shut down and wait until nothing is queued or processing. */
-int kwq_shutdown_drain(int fd, int64_t timeout_ns);
+/* Shut down and wait until nothing is queued or processing. @flags:
+ * KWQ_DRAIN_FLUSH_WAITING to run waiting keys now instead of dropping them. */
+int kwq_shutdown_drain(int fd, int64_t timeout_ns, unsigned int flags);
 /* 1 if shutting down, 0 if not, or a negative errno. */
 int kwq_shutting_down(int fd);
 int kwq_version(struct kwq_ioc_version *v);
 
-/* "queued", "duplicate", "deferred" for an enum kwq_add_result. */
+/* "queued", "duplicate", "deferred", "waiting", ... for an enum kwq_add_result. */
 const char *kwq_add_result_name(int result);
 /* Absolute CLOCK_MONOTONIC deadline @timeout_ns from now, as the ABI
  * wants it (< 0: KWQ_DEADLINE_FOREVER, 0: KWQ_DEADLINE_NOWAIT). */

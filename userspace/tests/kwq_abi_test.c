@@ -27,7 +27,10 @@ _Static_assert(sizeof(struct kwq_ioc_open) == 88, "kwq_ioc_open layout");
 _Static_assert(sizeof(struct kwq_ioc_key) == 40, "kwq_ioc_key layout");
 _Static_assert(sizeof(struct kwq_ioc_get) == 48, "kwq_ioc_get layout");
 _Static_assert(sizeof(struct kwq_ioc_drain) == 16, "kwq_ioc_drain layout");
-_Static_assert(sizeof(struct kwq_stats) == 96, "kwq_stats layout");
+_Static_assert(sizeof(struct kwq_ioc_add_after) == 48, "kwq_ioc_add_after layout");
+_Static_assert(sizeof(struct kwq_stats) == 136, "kwq_stats layout");
+_Static_assert(sizeof(struct kwq_limiter) == 56, "kwq_limiter layout");
+_Static_assert(sizeof(struct kwq_ratelimit) == 256, "kwq_ratelimit layout");
 _Static_assert(__alignof__(struct kwq_ioc_key) == 8 || sizeof(void *) == 4,
 	       "kwq_ioc_key alignment");
 
@@ -146,7 +149,7 @@ static void test_create_validation(void)
 	CREATE_EXPECT(memset(c.name, 'x', KWQ_NAME_MAX), -EINVAL,
 		      "create: unterminated name -> EINVAL");
 	CREATE_EXPECT(c.flags = 1, -EINVAL, "create: unknown flag -> EINVAL");
-	CREATE_EXPECT(c.pad = 1, -EINVAL, "create: pad != 0 -> EINVAL");
+	CREATE_EXPECT(c.policy = 4, -EINVAL, "create: unknown policy -> EINVAL");
 	CREATE_EXPECT(c.mode = 01000, -EINVAL, "create: mode beyond 0777 -> EINVAL");
 	CREATE_EXPECT(c.reserved[0] = 1, -EINVAL, "create: reserved != 0 -> EINVAL");
 	is(raw_ioctl(fd, KWQ_IOC_CREATE, (void *)8), -EFAULT, "create: bad pointer -> EFAULT");
@@ -362,12 +365,12 @@ static void test_shutdown_and_drain(void)
 		usleep(50000);
 		_exit(done_s(c, "b") == KWQ_DONE_FINISHED ? 0 : 1);
 	}
-	is(kwq_shutdown_drain(fd, 10000000000LL), 0, "drain waits for processing and queued keys");
+	is(kwq_shutdown_drain(fd, 10000000000LL, 0), 0, "drain waits for processing and queued keys");
 	waitpid(pid, NULL, 0);
 	is(kwq_shutting_down(fd), 1, "shutting down after drain");
 	is(add_s(fd, "c"), -ESHUTDOWN, "add after shutdown -> ESHUTDOWN");
 	is(kwq_get(fd, buf, sizeof(buf), NULL, -1), -ESHUTDOWN, "get after shutdown, empty -> ESHUTDOWN");
-	is(kwq_shutdown_drain(fd, 0), 0, "drain of an idle queue returns at once");
+	is(kwq_shutdown_drain(fd, 0, 0), 0, "drain of an idle queue returns at once");
 	kwq_destroy(fd);
 	close(fd);
 }
@@ -437,6 +440,84 @@ static void test_stats_size(void)
 	close(fd);
 }
 
+static void test_delays(void)
+{
+	int fd = kwq_create("abi-delay", 0600, 0);
+	struct kwq_ioc_add_after a;
+	struct kwq_ioc_key k;
+	struct kwq_stats st;
+	char buf[16];
+	size_t len = 0;
+	uint64_t t0;
+
+	t0 = now_ns();
+	is(kwq_add_after(fd, "d", 1, 100000000, 0), KWQ_ADD_WAITING, "add-after: waiting");
+	is(kwq_add_after(fd, "d", 1, 500000000, 0), KWQ_ADD_WAIT_KEPT, "later deadline: kept");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 0), -EAGAIN, "not ready before its deadline");
+	is(stats_of(fd).waiting, 1, "stats: one waiting");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 5000000000LL), 0, "ready after its deadline");
+	ok(now_ns() - t0 >= 100000000, "not handed out early");
+	done_s(fd, "d");
+
+	is(kwq_add_after(fd, "r", 1, 50000000, 0), KWQ_ADD_WAITING, "add-after r");
+	is(kwq_add_after(fd, "r", 1, 400000000, KWQ_AFTER_REPLACE), KWQ_ADD_WAIT_MOVED,
+	   "replace postpones");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 150000000), -ETIMEDOUT,
+	   "postponed key not ready at the old deadline");
+	is(kwq_cancel(fd, "r", 1), 1, "cancel: removed");
+	is(kwq_cancel(fd, "r", 1), 0, "cancel again: nothing to remove");
+	st = stats_of(fd);
+	is(st.waiting, 0, "nothing waiting after cancel");
+	is(st.items, 0, "no record left after cancel");
+
+	is(kwq_add_after(fd, "n", 1, 0, 0), KWQ_ADD_QUEUED, "add-after 0 is an add");
+	is(kwq_add_after(fd, "n", 1, -1, 0), KWQ_ADD_DUPLICATE, "negative delay is an add");
+	is(get_is(fd, "n"), 0, "and it is ready");
+	done_s(fd, "n");
+
+	/* Policies: the default promotes, a call may ask for strict. */
+	kwq_add_after(fd, "p", 1, 3600000000000LL, 0);
+	is(kwq_add_policy(fd, "p", 1, KWQ_POLICY_STRICT), KWQ_ADD_ABSORBED, "strict add absorbed");
+	is(kwq_len(fd), 0, "absorbed key not queued");
+	is(add_s(fd, "p"), KWQ_ADD_QUEUED, "default policy promotes");
+	is(stats_of(fd).waiting, 0, "promoted key no longer waits");
+	is(get_is(fd, "p"), 0, "promoted key ready");
+	done_s(fd, "p");
+
+	st = stats_of(fd);
+	memset(&a, 0, sizeof(a));
+	a.key_ptr = (uintptr_t)"e";
+	a.key_len = 1;
+	a.delay_ns = 1000;
+	a.flags = 1U << 9;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_AFTER, &a), -EINVAL, "add-after: unknown flag -> EINVAL");
+	a.flags = 0;
+	a.pad = 1;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_AFTER, &a), -EINVAL, "add-after: pad != 0 -> EINVAL");
+	a.pad = 0;
+	a.key_len = 0;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_AFTER, &a), -EINVAL, "add-after: empty key -> EINVAL");
+	memset(&k, 0, sizeof(k));
+	k.key_ptr = (uintptr_t)"e";
+	k.key_len = 1;
+	k.flags = KWQ_AFTER_REPLACE;
+	is(raw_ioctl(fd, KWQ_IOC_ADD, &k), -EINVAL, "add: add-after flag on add -> EINVAL");
+	k.flags = 1;
+	is(raw_ioctl(fd, KWQ_IOC_CANCEL, &k), -EINVAL, "cancel: flags != 0 -> EINVAL");
+	ok(same_counts(fd, &st) && stats_of(fd).waiting == 0, "rejected calls changed nothing");
+
+	/* Drain: by default waiting keys are dropped; with flush they run. */
+	kwq_add_after(fd, "f", 1, 3600000000000LL, 0);
+	is(kwq_shutdown_drain(fd, 0, KWQ_DRAIN_FLUSH_WAITING), -ETIMEDOUT,
+	   "flush-drain queues the waiting key (and has work left)");
+	is(get_is(fd, "f"), 0, "flushed key ready at once");
+	done_s(fd, "f");
+	is(kwq_shutdown_drain(fd, 1000000000, 0), 0, "drained");
+	is(kwq_add_after(fd, "g", 1, 1000, 0), -ESHUTDOWN, "add-after after shutdown -> ESHUTDOWN");
+	kwq_destroy(fd);
+	close(fd);
+}
+
 /* Producers and consumers in separate processes; nothing lost. */
 static void test_multiprocess(void)
 {
@@ -469,7 +550,7 @@ static void test_multiprocess(void)
 		waitpid(pids[i], &status, 0);
 		failures += !WIFEXITED(status) || WEXITSTATUS(status);
 	}
-	is(kwq_shutdown_drain(fd, 30000000000LL), 0, "drain after all producers finished");
+	is(kwq_shutdown_drain(fd, 30000000000LL, 0), 0, "drain after all producers finished");
 	for (i = PRODUCERS; i < PRODUCERS + CONSUMERS; i++) {
 		waitpid(pids[i], &status, 0);
 		failures += !WIFEXITED(status) || WEXITSTATUS(status);
@@ -498,6 +579,7 @@ int main(void)
 	test_shutdown_and_drain();
 	test_permissions();
 	test_stats_size();
+	test_delays();
 	test_multiprocess();
 	return tap_done();
 }

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for kwq's delays: add-after, cancel, replace, the waiting
+ * policies and shutdown, on a fake clock stepped by the test (no
+ * sleeping), plus the real hrtimer path with a lateness measurement.
+ * Covers client-go's delaying_queue_test.go scenarios.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "kwq.h"
+
+#define MS(ms)	((s64)(ms) * NSEC_PER_MSEC)
+
+/* A clock that only moves when the test steps it. */
+struct fake_clock {
+	struct kwq_clock base;
+	ktime_t now;
+	ktime_t programmed;	/* what kwq asked for, KTIME_MAX for nothing */
+	struct kwq *q;
+};
+
+static ktime_t fake_now(struct kwq_clock *c)
+{
+	return container_of(c, struct fake_clock, base)->now;
+}
+
+static void fake_program(struct kwq_clock *c, struct kwq *q, ktime_t expires)
+{
+	container_of(c, struct fake_clock, base)->programmed = expires;
+}
+
+/* Step the clock; fire the queue's timer if it came due, as hrtimer would. */
+static void step(struct fake_clock *fc, s64 ns)
+{
+	fc->now = ktime_add_ns(fc->now, ns);
+	if (fc->programmed <= fc->now)
+		kwq_run_due(fc->q);
+}
+
+static struct fake_clock *make_queue(struct kunit *test, u32 policy)
+{
+	struct fake_clock *fc = kunit_kzalloc(test, sizeof(*fc), GFP_KERNEL);
+	struct kwq_attr attr = { .policy = policy };
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fc);
+	fc->base.now = fake_now;
+	fc->base.program = fake_program;
+	fc->now = ms_to_ktime(1000);	/* not zero: catches "deadline = delay" bugs */
+	fc->programmed = KTIME_MAX;
+	attr.clock = &fc->base;
+	fc->q = kwq_create(NULL, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fc->q);
+	test->priv = fc;
+	return fc;
+}
+
+static void kwq_delay_exit(struct kunit *test)
+{
+	struct fake_clock *fc = test->priv;
+
+	if (fc && !IS_ERR_OR_NULL(fc->q))
+		kwq_destroy(fc->q);
+}
+
+static int after(struct kwq *q, const char *key, s64 delay, u32 flags)
+{
+	return kwq_add_after(q, key, strlen(key), delay, flags);
+}
+
+static int add(struct kwq *q, const char *key)
+{
+	return kwq_add(q, key, strlen(key));
+}
+
+static void expect_get(struct kunit *test, struct kwq *q, const char *want)
+{
+	char buf[32];
+	u32 len = 0;
+	int ret = kwq_get(q, buf, sizeof(buf) - 1, &len, KWQ_NOWAIT);
+
+	buf[ret ? 0 : len] = '\0';
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+static void expect_empty(struct kunit *test, struct kwq *q)
+{
+	char buf[32];
+	u32 len;
+
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), -EAGAIN);
+}
+
+static void expect_waiting(struct kunit *test, struct kwq *q, u64 waiting, u64 items)
+{
+	struct kwq_stats st;
+
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.waiting, waiting);
+	KUNIT_EXPECT_EQ(test, st.items, items);
+}
+
+/* client-go TestSimpleQueue. */
+static void kwq_delay_test_simple(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	KUNIT_EXPECT_EQ(test, after(q, "foo", MS(50), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(50)));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0);
+	expect_waiting(test, q, 1, 1);
+	step(fc, MS(49));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0);
+	step(fc, MS(1));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 1);
+	expect_waiting(test, q, 0, 1);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+	expect_get(test, q, "foo");
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "foo", 3), KWQ_DONE_FINISHED);
+	expect_waiting(test, q, 0, 0);
+}
+
+static void kwq_delay_test_nonpositive_is_add(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	KUNIT_EXPECT_EQ(test, after(q, "a", 0, 0), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, after(q, "a", -MS(5), 0), KWQ_ADD_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, after(q, "b", S64_MIN, 0), KWQ_ADD_QUEUED);
+	expect_waiting(test, q, 0, 2);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+}
+
+/* client-go TestCopyShifting / TestAddTwoFireEarly: deadline order, ties FIFO. */
+static void kwq_delay_test_order(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	after(q, "c", MS(30), 0);
+	after(q, "a", MS(10), 0);
+	after(q, "b", MS(20), 0);
+	after(q, "b2", MS(20), 0);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(10)));
+	step(fc, MS(30));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 4);
+	expect_get(test, q, "a");
+	expect_get(test, q, "b");
+	expect_get(test, q, "b2");
+	expect_get(test, q, "c");
+}
+
+static void kwq_delay_test_fires_one_at_a_time(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	after(q, "first", MS(1), 0);
+	after(q, "second", MS(50), 0);
+	step(fc, MS(1));
+	expect_get(test, q, "first");
+	expect_empty(test, q);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(49)));
+	step(fc, MS(49));
+	expect_get(test, q, "second");
+}
+
+/* client-go TestDeduping: one waiting entry, the earliest deadline wins. */
+static void kwq_delay_test_dedup_earliest(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	KUNIT_EXPECT_EQ(test, after(q, "x", MS(50), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, after(q, "x", MS(70), 0), KWQ_ADD_WAIT_KEPT);
+	KUNIT_EXPECT_EQ(test, after(q, "x", MS(50), 0), KWQ_ADD_WAIT_KEPT);
+	KUNIT_EXPECT_EQ(test, after(q, "x", MS(10), 0), KWQ_ADD_WAIT_MOVED);
+	expect_waiting(test, q, 1, 1);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(10)));
+	step(fc, MS(10));
+	expect_get(test, q, "x");
+	kwq_done(q, "x", 1);
+	/* The superseded deadlines never fire: no second run. */
+	step(fc, MS(100));
+	expect_empty(test, q);
+	expect_waiting(test, q, 0, 0);
+}
+
+/* Postponing a delay: client-go#1104 asks for it; KWQ_AFTER_REPLACE gives it. */
+static void kwq_delay_test_replace(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	after(q, "x", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, after(q, "x", MS(50), KWQ_AFTER_REPLACE), KWQ_ADD_WAIT_MOVED);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(50)));
+	step(fc, MS(10));
+	expect_empty(test, q);
+	step(fc, MS(40));
+	expect_get(test, q, "x");
+	KUNIT_EXPECT_EQ(test, after(q, "y", MS(5), KWQ_AFTER_REPLACE), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, after(q, "y", MS(5), KWQ_AFTER_REPLACE), KWQ_ADD_WAIT_KEPT);
+}
+
+/* client-go has no way to cancel a delayed key (client-go#131). */
+static void kwq_delay_test_cancel(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	struct kwq_stats st;
+
+	after(q, "x", MS(10), 0);
+	after(q, "y", MS(20), 0);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "x", 1), 1);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "x", 1), 0);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "nope", 4), 0);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(20)));
+	expect_waiting(test, q, 1, 1);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "y", 1), 1);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+	expect_waiting(test, q, 0, 0);
+	step(fc, MS(100));
+	expect_empty(test, q);
+	/* Cancel leaves other state alone: a queued key stays queued. */
+	add(q, "z");
+	after(q, "z", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "z", 1), 1);
+	expect_get(test, q, "z");
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.cancels, 3);
+}
+
+/* keep: client-go behaviour, the key runs now and again later. */
+static void kwq_delay_test_policy_keep(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, KWQ_POLICY_KEEP);
+	struct kwq *q = fc->q;
+
+	after(q, "x", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, add(q, "x"), KWQ_ADD_QUEUED);
+	expect_waiting(test, q, 1, 1);
+	expect_get(test, q, "x");
+	kwq_done(q, "x", 1);
+	step(fc, MS(10));
+	expect_get(test, q, "x");
+}
+
+/* promote (the default): the key runs now, once. */
+static void kwq_delay_test_policy_promote(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	after(q, "x", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, add(q, "x"), KWQ_ADD_QUEUED);
+	expect_waiting(test, q, 0, 1);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+	expect_get(test, q, "x");
+	kwq_done(q, "x", 1);
+	step(fc, MS(10));
+	expect_empty(test, q);
+}
+
+/* strict: the add is absorbed; the key runs at its waiting deadline. */
+static void kwq_delay_test_policy_strict(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, KWQ_POLICY_STRICT);
+	struct kwq *q = fc->q;
+	struct kwq_stats st;
+
+	after(q, "x", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, add(q, "x"), KWQ_ADD_ABSORBED);
+	expect_empty(test, q);
+	step(fc, MS(10));
+	expect_get(test, q, "x");
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.absorbed, 1);
+	KUNIT_EXPECT_EQ(test, st.fired, 1);
+}
+
+static void kwq_delay_test_policy_override(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, KWQ_POLICY_KEEP);
+	struct kwq *q = fc->q;
+
+	after(q, "x", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, kwq_add_policy(q, "x", 1, KWQ_POLICY_STRICT), KWQ_ADD_ABSORBED);
+	KUNIT_EXPECT_EQ(test, kwq_add_policy(q, "x", 1, KWQ_POLICY_PROMOTE), KWQ_ADD_QUEUED);
+	expect_waiting(test, q, 0, 1);
+	KUNIT_EXPECT_EQ(test, kwq_add_policy(q, "x", 1, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(q, "x", 1, 0, 1 << 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(q, "x", 1, MS(1), 1 << 8), -EINVAL);
+}
+
+/* A deadline that comes while the key is queued does not queue it twice. */
+static void kwq_delay_test_fire_while_queued(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	add(q, "x");
+	KUNIT_EXPECT_EQ(test, after(q, "x", MS(10), 0), KWQ_ADD_WAITING);
+	step(fc, MS(10));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 1);
+	expect_get(test, q, "x");
+	expect_empty(test, q);
+}
+
+/* A deadline that comes while the key is processing defers it. */
+static void kwq_delay_test_fire_while_processing(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	add(q, "x");
+	expect_get(test, q, "x");
+	after(q, "x", MS(10), 0);
+	step(fc, MS(10));
+	expect_empty(test, q);
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "x", 1), KWQ_DONE_REQUEUED);
+	expect_get(test, q, "x");
+}
+
+static void kwq_delay_test_shutdown_drops_waiting(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	struct kwq_stats st;
+
+	after(q, "a", MS(10), 0);
+	after(q, "b", MS(20), 0);
+	add(q, "c");
+	kwq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+	expect_waiting(test, q, 0, 1);
+	KUNIT_EXPECT_EQ(test, after(q, "d", MS(1), 0), -ESHUTDOWN);
+	step(fc, MS(100));
+	expect_get(test, q, "c");
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.waits_dropped, 2);
+	KUNIT_EXPECT_EQ(test, st.fired, 0);
+}
+
+static void kwq_delay_test_drain_flush(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	after(q, "late", MS(500), 0);
+	after(q, "early", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT, KWQ_DRAIN_FLUSH_WAITING),
+			-ETIMEDOUT);
+	expect_waiting(test, q, 0, 2);
+	/* Flushed in deadline order. */
+	expect_get(test, q, "early");
+	expect_get(test, q, "late");
+	kwq_done(q, "early", 5);
+	kwq_done(q, "late", 4);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT, 0), 0);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT, 1 << 5), -EINVAL);
+}
+
+static void kwq_delay_test_clamp(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	KUNIT_EXPECT_EQ(test, after(q, "far", S64_MAX, 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, KWQ_DELAY_MAX_NS));
+	step(fc, KWQ_DELAY_MAX_NS - 1);
+	expect_empty(test, q);
+	step(fc, 1);
+	expect_get(test, q, "far");
+}
+
+/* Destroying a queue with waiting keys frees them (kmemleak checks). */
+static void kwq_delay_test_destroy_with_waiting(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	char key[16];
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		scnprintf(key, sizeof(key), "k%d", i);
+		KUNIT_EXPECT_EQ(test, after(fc->q, key, MS(i + 1), 0), KWQ_ADD_WAITING);
+	}
+	expect_waiting(test, fc->q, 100, 100);
+	kwq_destroy(fc->q);
+	fc->q = NULL;
+}
+
+/* The real clock: a real hrtimer, and a queue destroyed while armed. */
+static void kwq_delay_test_real_timer(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+	char buf[8];
+	u32 len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(q, "t", 1, MS(5), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len,
+				      kwq_deadline_after(MS(5000))), 0);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(q, "u", 1, MS(60000), 0), KWQ_ADD_WAITING);
+	/* Armed for a minute from now: destroy must cancel it (ODEBUG checks). */
+	kwq_destroy(q);
+}
+
+#define LATE_KEYS	2000
+
+struct lateness {
+	struct kwq *q;
+	ktime_t due[LATE_KEYS];
+	s64 late[LATE_KEYS];
+	int got, early, bad;
+	struct completion done;
+};
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Consumer: records how late each key came out. */
+static int lateness_consumer(void *data)
+{
+	struct lateness *l = data;
+	char key[16];
+	u32 len, k;
+
+	while (l->got < LATE_KEYS &&
+	       !kwq_get(l->q, key, sizeof(key) - 1, &len, kwq_deadline_after(MS(10000)))) {
+		ktime_t now = ktime_get();
+
+		key[len] = '\0';
+		if (kstrtou32(key, 10, &k) || k >= LATE_KEYS || l->late[k]) {
+			l->bad++;
+			continue;
+		}
+		l->late[k] = ktime_to_ns(ktime_sub(now, READ_ONCE(l->due[k])));
+		if (l->late[k] < 0)
+			l->early++;
+		if (!l->late[k])
+			l->late[k] = 1;
+		kwq_done(l->q, key, len);
+		l->got++;
+	}
+	complete(&l->done);
+	return 0;
+}
+
+/*
+ * A measurement, not an assertion on time: lateness (hand-out time minus
+ * due time) of 2000 keys with delays of 1-100 ms through the real timer,
+ * taken by a consumer running alongside the producer. It asserts only
+ * that every key came out, once, and never before it was due.
+ */
+static void kwq_delay_test_lateness(struct kunit *test)
+{
+	struct lateness *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct task_struct *t;
+	char key[16];
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, l);
+	l->q = kwq_create(NULL, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, l->q);
+	init_completion(&l->done);
+	for (i = 0; i < LATE_KEYS; i++)
+		l->due[i] = KTIME_MAX;
+	t = kthread_run(lateness_consumer, l, "kwq-lateness");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < LATE_KEYS; i++) {
+		s64 delay = MS(1) + get_random_u32() % (u32)MS(99);
+		int n = scnprintf(key, sizeof(key), "%d", i);
+
+		/* Due no earlier than kwq's own deadline, which it reads later. */
+		WRITE_ONCE(l->due[i], ktime_add_ns(ktime_get(), delay));
+		if (kwq_add_after(l->q, key, n, delay, 0) != KWQ_ADD_WAITING)
+			l->bad++;
+	}
+	wait_for_completion(&l->done);
+	KUNIT_EXPECT_EQ(test, l->got, LATE_KEYS);
+	KUNIT_EXPECT_EQ(test, l->bad, 0);
+	KUNIT_EXPECT_EQ(test, l->early, 0);
+	sort(l->late, l->got, sizeof(l->late[0]), cmp_s64, NULL);
+	if (l->got)
+		kunit_info(test, "lateness of %d keys, delays 1-100 ms: p50 %lld us, p99 %lld us, max %lld us\n",
+			   l->got, l->late[l->got / 2] / 1000,
+			   l->late[l->got * 99 / 100] / 1000, l->late[l->got - 1] / 1000);
+	kwq_destroy(l->q);
+}
+
+/* Stress: adds, add-afters and cancels from many threads on the real timer. */
+#define DSTRESS_KEYS	64
+#define DSTRESS_THREADS	4
+#define DSTRESS_MS	1500
+
+struct dstress {
+	struct kwq *q;
+	bool stop;
+	atomic64_t gen[DSTRESS_KEYS];
+	atomic64_t seen[DSTRESS_KEYS];
+	atomic_t busy[DSTRESS_KEYS];
+	atomic_t overlaps;
+	atomic_t errors;
+	atomic64_t calls;
+	struct completion finished[2 * DSTRESS_THREADS];
+};
+
+struct dstress_arg {
+	struct dstress *s;
+	int index;
+};
+
+/* Keys below DSTRESS_KEYS / 2 are checked; the rest also get cancels. */
+static int dstress_producer(void *data)
+{
+	struct dstress_arg *a = data;
+	struct dstress *s = a->s;
+	char key[16];
+
+	while (!READ_ONCE(s->stop)) {
+		u32 k = get_random_u32() % DSTRESS_KEYS, op = get_random_u32() % 4;
+		int n = scnprintf(key, sizeof(key), "k%u", k), ret;
+
+		if (op == 3 && k >= DSTRESS_KEYS / 2) {
+			ret = kwq_cancel(s->q, key, n);
+		} else {
+			atomic64_inc(&s->gen[k]);
+			ret = op == 0 ? kwq_add(s->q, key, n) :
+			      kwq_add_after(s->q, key, n, get_random_u32() % (u32)MS(3),
+					    op == 2 ? KWQ_AFTER_REPLACE : 0);
+		}
+		if (ret < 0)
+			atomic_inc(&s->errors);
+		atomic64_inc(&s->calls);
+		cond_resched();
+	}
+	complete(&s->finished[a->index]);
+	return 0;
+}
+
+static int dstress_consumer(void *data)
+{
+	struct dstress_arg *a = data;
+	struct dstress *s = a->s;
+	char key[16];
+	u32 len, k;
+
+	while (!kwq_get(s->q, key, sizeof(key) - 1, &len, KWQ_FOREVER)) {
+		key[len] = '\0';
+		if (kstrtou32(key + 1, 10, &k) || k >= DSTRESS_KEYS) {
+			atomic_inc(&s->errors);
+			continue;
+		}
+		if (atomic_inc_return(&s->busy[k]) != 1)
+			atomic_inc(&s->overlaps);
+		atomic64_set(&s->seen[k], atomic64_read(&s->gen[k]));
+		cond_resched();
+		atomic_dec(&s->busy[k]);
+		if (kwq_done(s->q, key, len) < 0)
+			atomic_inc(&s->errors);
+	}
+	complete(&s->finished[a->index]);
+	return 0;
+}
+
+static void kwq_delay_test_stress(struct kunit *test)
+{
+	struct dstress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct dstress_arg *args;
+	struct kwq_stats st;
+	int i, unprocessed = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	args = kunit_kcalloc(test, 2 * DSTRESS_THREADS, sizeof(*args), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, args);
+	s->q = kwq_create(NULL, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->q);
+	for (i = 0; i < 2 * DSTRESS_THREADS; i++) {
+		struct task_struct *t;
+
+		args[i].s = s;
+		args[i].index = i;
+		init_completion(&s->finished[i]);
+		t = kthread_run(i < DSTRESS_THREADS ? dstress_producer : dstress_consumer,
+				&args[i], "kwq-dstress-%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	msleep(DSTRESS_MS);
+	WRITE_ONCE(s->stop, true);
+	for (i = 0; i < DSTRESS_THREADS; i++)
+		wait_for_completion(&s->finished[i]);
+	/* Flush: every waiting key is queued and must be processed. */
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(s->q, kwq_deadline_after(MS(30000)),
+						 KWQ_DRAIN_FLUSH_WAITING), 0);
+	kwq_shutdown(s->q);
+	for (i = DSTRESS_THREADS; i < 2 * DSTRESS_THREADS; i++)
+		wait_for_completion(&s->finished[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);
+	for (i = 0; i < DSTRESS_KEYS / 2; i++)
+		if (atomic64_read(&s->seen[i]) < atomic64_read(&s->gen[i]))
+			unprocessed++;
+	KUNIT_EXPECT_EQ(test, unprocessed, 0);
+	kwq_stats(s->q, &st);
+	KUNIT_EXPECT_EQ(test, st.items, 0);
+	KUNIT_EXPECT_EQ(test, st.waiting, 0);
+	KUNIT_EXPECT_EQ(test, st.gets, st.dones);
+	KUNIT_EXPECT_GT(test, st.fired, 0);
+	kunit_info(test, "delay stress: %lld calls, %llu gets, %llu fired, %llu cancels, %llu dedups\n",
+		   (s64)atomic64_read(&s->calls), st.gets, st.fired, st.cancels, st.dedups);
+	kwq_destroy(s->q);
+}
+
+static struct kunit_case kwq_delay_cases[] = {
+	KUNIT_CASE(kwq_delay_test_simple),
+	KUNIT_CASE(kwq_delay_test_nonpositive_is_add),
+	KUNIT_CASE(kwq_delay_test_order),
+	KUNIT_CASE(kwq_delay_test_fires_one_at_a_time),
+	KUNIT_CASE(kwq_delay_test_dedup_earliest),
+	KUNIT_CASE(kwq_delay_test_replace),
+	KUNIT_CASE(kwq_delay_test_cancel),
+	KUNIT_CASE(kwq_delay_test_policy_keep),
+	KUNIT_CASE(kwq_delay_test_policy_promote),
+	KUNIT_CASE(kwq_delay_test_policy_strict),
+	KUNIT_CASE(kwq_delay_test_policy_override),
+	KUNIT_CASE(kwq_delay_test_fire_while_queued),
+	KUNIT_CASE(kwq_delay_test_fire_while_processing),
+	KUNIT_CASE(kwq_delay_test_shutdown_drops_waiting),
+	KUNIT_CASE(kwq_delay_test_drain_flush),
+	KUNIT_CASE(kwq_delay_test_clamp),
+	KUNIT_CASE(kwq_delay_test_destroy_with_waiting),
+	KUNIT_CASE(kwq_delay_test_real_timer),
+	KUNIT_CASE(kwq_delay_test_lateness),
+	KUNIT_CASE(kwq_delay_test_stress),
+	{}
+};
+
+static struct kunit_suite kwq_delay_suite = {
+	.name = "kwq_delay",
+	.exit = kwq_delay_exit,
+	.test_cases = kwq_delay_cases,
+};
+
+kunit_test_suite(kwq_delay_suite);
