@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Self-test of the log parsers on the sample logs in scripts/testdata/.
+# Prints TAP; exits non-zero if any check fails. No VM or kernel needed.
+set -euo pipefail
+
+if [[ $# -ne 0 ]]; then
+	echo "usage: scripts/selftest.sh   (checks check-console.sh and tap-count.sh on scripts/testdata/)" >&2
+	exit 2
+fi
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+data=$here/testdata
+n=0 failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	printf '#   %s\n' "$@"
+}
+
+# check-console.sh LOG must exit WANT and, for splats, name CATEGORY.
+console() {
+	local log=$1 want=$2 category=${3:-} out rc=0
+	out=$("$here/check-console.sh" "$data/$log" 2>&1) || rc=$?
+	if [[ $rc -ne $want ]]; then
+		not_ok "check-console $log exits $want" "got exit $rc" "${out:0:600}"
+	elif [[ -n $category && $out != *"[$category] line "* ]]; then
+		not_ok "check-console $log reports [$category]" "${out:0:600}"
+	else
+		ok "check-console $log exits $want${category:+ [$category]}"
+	fi
+}
+
+# tap-count.sh [ARGS...] FILE must print WANT (and exit WANT_RC).
+tap() {
+	local want=$1 want_rc=$2 out rc=0
+	shift 2
+	out=$("$here/tap-count.sh" "$@" 2>/dev/null) || rc=$?
+	if [[ $out == "$want" && $rc -eq $want_rc ]]; then
+		ok "tap-count ${*##*/} -> $want"
+	else
+		not_ok "tap-count ${*##*/} -> $want (exit $want_rc)" "got: $out (exit $rc)"
+	fi
+}
+
+echo "TAP version 13"
+
+# Real console logs from scripts/vm-run.sh (console + KWQ-DMESG dump), from
+# throwaway modules on the debug kernel unless named -stock.
+console console-clean-debug.log 0
+console console-clean-stock.log 0
+console console-kunit.log 0          # failing KUnit cases are not splats
+console console-own-strings.log 0    # the guest echoing "WARNING: ", "BUG: "...
+console console-warning.log 1 warning
+console console-warning-stock.log 1 warning
+console console-kasan.log 1 kasan
+console console-lockdep.log 1 lockdep
+console console-kmemleak.log 1 kmemleak-object
+console console-kmemleak.log 1 kmemleak
+console console-ubsan.log 1 ubsan   # module built with UBSAN_SANITIZE := y
+console console-oops.log 1 gpf
+console console-panic.log 1 panic  # panic_on_warn: no KWQ-EXIT, no dmesg dump
+
+# KTAP from the debug kernel's KUnit: a module suite with a pass, a fail, a
+# skip and a parameterised case (params 1 and 3 pass, 2 fails); leaves count.
+tap "PASS=3 FAIL=2 SKIP=1" 1 "$data/ktap-kunit-dmesg.txt"
+tap "PASS=3 FAIL=2 SKIP=1" 1 --from KWQ-DMESG-BEGIN --to KWQ-DMESG-END "$data/console-kunit.log"
+# 6.1's debugfs results file keeps only part of a parameterised case's log:
+# the lost failing param still counts through its case's "not ok".
+tap "PASS=2 FAIL=2 SKIP=1" 1 "$data/ktap-kunit-results.txt"
+tap "PASS=6 FAIL=4 SKIP=2" 1 "$data/ktap-two-suites-dmesg.txt"
+# Cut inside the parameterised case: the crash counts as one failure.
+tap "PASS=2 FAIL=2 SKIP=1" 1 "$data/ktap-truncated.txt"
+# Hand-made: nested params, skips, failures, and a suite cut short of its
+# plan (2 of 3 results missing) with no suite result line.
+tap "PASS=2 FAIL=4 SKIP=2" 1 "$data/ktap-nested.txt"
+tap "PASS=2 FAIL=0 SKIP=2" 0 "$data/tap-plain.txt"   # TODO counts as skip
+tap "PASS=0 FAIL=0 SKIP=0" 1 "$data/console-clean-stock.log"
+
+# Failing, missing and cut-short tests are listed on stderr.
+err=$("$here/tap-count.sh" "$data/ktap-nested.txt" 2>&1 >/dev/null || true)
+err+=$("$here/tap-count.sh" "$data/ktap-truncated.txt" 2>&1 >/dev/null || true)
+if [[ $err == *"not ok: example: not ok 4 example_fail"* &&
+	$err == *"crashy: 2 of 3 planned results missing"* &&
+	$err == *"kt_param: ended without its result line"* ]]; then
+	ok "tap-count lists failing, missing and cut-short tests on stderr"
+else
+	not_ok "tap-count lists failing, missing and cut-short tests on stderr" "$err"
+fi
+
+echo "1..$n"
+((failed == 0)) || { echo "# $failed of $n failed"; exit 1; }

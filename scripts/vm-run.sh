@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Boot a kernel in QEMU with a busybox initramfs, run one guest script in
+# it, and turn the console log into an exit status:
+#   the guest script's status   when the console is clean
+#   90                          kernel splat found (scripts/check-console.sh)
+#   124                         no KWQ-EXIT marker: timeout or guest died
+#   125                         QEMU did not start / usage errors are 2
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+usage() {
+	cat >&2 <<'EOF'
+usage: scripts/vm-run.sh [--kernel IMG] [--files DIR] [--mem MB] [--smp N]
+                         [--timeout SEC] [--kvm] [--log FILE]
+                         [--append "extra cmdline"] -- GUEST_SCRIPT
+
+  --kernel IMG    kernel image (default: $KWQ_KERNEL, see scripts/kernel.sh)
+  --files DIR     copied to /kwq in the guest; DIR/bin is on PATH
+  --mem MB        guest memory (default 1024)       --smp N  vCPUs (default 2)
+  --timeout SEC   hard limit for the whole VM run (default 600)
+  --kvm           use -accel kvm instead of TCG (hangs on some hosts)
+  --log FILE      full console log (default: a kept /tmp/kwq-console.*.log)
+  --append STR    extra kernel command line
+
+Prints what the guest script printed (everything between its start and
+KWQ-EXIT; KWQ_VERBOSE=1 streams the whole console to stderr instead).
+Exit: the guest script's status; 90 kernel splat in the log; 124 timeout or
+guest died without KWQ-EXIT; 125 QEMU failed to start; 2 usage.
+EOF
+	exit 2
+}
+
+say() { printf 'vm-run: %s\n' "$*" >&2; }
+
+kernel=${KWQ_KERNEL:-} files="" mem=1024 smp=2 tmo=600 kvm=0 log="" append=""
+# Options taking a value must have one (an empty one only for --append).
+need() { [[ $2 -ge 2 ]] || { say "$1 needs a value"; usage; }; }
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) need "$1" $#; kernel=$2; shift 2 ;;
+	--files) need "$1" $#; files=$2; shift 2 ;;
+	--mem) need "$1" $#; mem=$2; shift 2 ;;
+	--smp) need "$1" $#; smp=$2; shift 2 ;;
+	--timeout) need "$1" $#; tmo=$2; shift 2 ;;
+	--kvm) kvm=1; shift ;;
+	--log) need "$1" $#; log=$2; shift 2 ;;
+	--append) need "$1" $#; append=$2; shift 2 ;;
+	--) shift; break ;;
+	-h | --help) usage ;;
+	*) say "unknown argument: $1"; usage ;;
+	esac
+done
+[[ $# -eq 1 ]] || usage
+script=$1
+[[ -f $script ]] || { say "no such guest script: $script"; exit 2; }
+[[ -z $files || -d $files ]] || { say "not a directory: $files"; exit 2; }
+[[ -n $kernel ]] || { say "no kernel: pass --kernel or eval \"\$(scripts/kernel.sh stock|debug)\""; exit 2; }
+[[ -r $kernel ]] || { say "cannot read kernel image $kernel"; exit 2; }
+for n in "$mem" "$smp" "$tmo"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { say "not a positive number: $n"; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kwq-vm.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if [[ -z $files ]]; then
+	files=$work/empty
+	mkdir "$files"
+fi
+[[ -n $log ]] || log=$(mktemp "${TMPDIR:-/tmp}/kwq-console.XXXXXX.log")
+: >"$log"
+
+"$here/mkinitramfs.sh" "$work/initramfs.cpio.gz" "$files" "$script"
+
+if ((kvm)); then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel tcg)
+fi
+# Oopses stay non-fatal so the run reaches the dmesg dump; panics reboot at
+# once, and -no-reboot turns that into QEMU exiting. printk.time=1 is what
+# check-console.sh keys kernel lines on; a big log buffer keeps boot messages
+# in the dmesg dump; kmemleak.verbose prints leaks found by a scan.
+cmdline="console=ttyS0 panic=-1 loglevel=5 printk.time=1 log_buf_len=8M kmemleak.verbose=1${append:+ $append}"
+
+# Console filter: writes every line to the log and prints the guest script's
+# lines live. A bash read loop, because awk may buffer a pipe's input.
+console_filter() {
+	local line inguest=0 begun=0 up
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line%$'\r'}
+		printf '%s\n' "$line" >>"$log"
+		[[ ${KWQ_VERBOSE:-0} != 1 ]] || printf '%s\n' "$line" >&2
+		[[ $line != *KWQ-EXIT=[0-9]* ]] || inguest=0
+		if ((inguest)) && [[ ${KWQ_VERBOSE:-0} != 1 ]]; then
+			printf '%s\n' "$line"
+		fi
+		if ((!begun)) && [[ $line == KWQ-GUEST-BEGIN* ]]; then
+			begun=1 inguest=1 up=${line##*uptime=}
+			say "guest script started after $(elapsed) s wall ($up s guest uptime)"
+		fi
+	done
+}
+elapsed() { awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.1f", e - s }'; }
+
+start=$EPOCHREALTIME
+set +e
+timeout --kill-after=10 "$tmo" qemu-system-x86_64 "${accel[@]}" \
+	-nographic -no-reboot -nic none -m "$mem" -smp "$smp" \
+	-kernel "$kernel" -initrd "$work/initramfs.cpio.gz" -append "$cmdline" \
+	</dev/null 2>&1 | console_filter
+qrc=${PIPESTATUS[0]}
+set -e
+elapsed=$(elapsed)
+
+marker=$(grep -o -m1 -E 'KWQ-EXIT=[0-9]+' "$log" || true)
+
+# The kernel ran if it printed anything (loglevel=5 hides its banner).
+if [[ -z $marker ]] && ! grep -qE '\[ *[0-9]+\.[0-9]+\] |KWQ-GUEST-BEGIN' "$log" &&
+	((qrc != 124 && qrc != 137)); then
+	say "QEMU failed to start (status $qrc); console log $log:"
+	tail -n 20 "$log" >&2
+	exit 125
+fi
+
+if ! "$here/check-console.sh" "$log" >&2; then
+	say "FAIL: kernel splat in the console log (exit 90); ${marker:-no KWQ-EXIT}; ${elapsed}s; log: $log"
+	exit 90
+fi
+
+if [[ -z $marker ]]; then
+	if ((qrc == 124 || qrc == 137)); then
+		say "FAIL: timed out after ${tmo}s without KWQ-EXIT (exit 124); log: $log"
+		tail -n 20 "$log" >&2
+	else
+		say "FAIL: guest stopped without KWQ-EXIT (QEMU status $qrc; crash or reboot?) (exit 124); log: $log"
+		tail -n 20 "$log" >&2
+	fi
+	exit 124
+fi
+
+rc=${marker#KWQ-EXIT=}
+say "guest script exit status $rc; ${elapsed}s total; log: $log"
+exit "$rc"
