@@ -17,58 +17,13 @@
 #include <linux/string.h>
 
 #include "kwq.h"
-
-#define MS(ms)	((s64)(ms) * NSEC_PER_MSEC)
-
-/* A clock that only moves when the test steps it. */
-struct fake_clock {
-	struct kwq_clock base;
-	ktime_t now;
-	ktime_t programmed;	/* what kwq asked for, KTIME_MAX for nothing */
-	struct kwq *q;
-};
-
-static ktime_t fake_now(struct kwq_clock *c)
-{
-	return container_of(c, struct fake_clock, base)->now;
-}
-
-static void fake_program(struct kwq_clock *c, struct kwq *q, ktime_t expires)
-{
-	container_of(c, struct fake_clock, base)->programmed = expires;
-}
-
-/* Step the clock; fire the queue's timer if it came due, as hrtimer would. */
-static void step(struct fake_clock *fc, s64 ns)
-{
-	fc->now = ktime_add_ns(fc->now, ns);
-	if (fc->programmed <= fc->now)
-		kwq_run_due(fc->q);
-}
+#include "kwq_fake_clock.h"
 
 static struct fake_clock *make_queue(struct kunit *test, u32 policy)
 {
-	struct fake_clock *fc = kunit_kzalloc(test, sizeof(*fc), GFP_KERNEL);
 	struct kwq_attr attr = { .policy = policy };
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fc);
-	fc->base.now = fake_now;
-	fc->base.program = fake_program;
-	fc->now = ms_to_ktime(1000);	/* not zero: catches "deadline = delay" bugs */
-	fc->programmed = KTIME_MAX;
-	attr.clock = &fc->base;
-	fc->q = kwq_create(NULL, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fc->q);
-	test->priv = fc;
-	return fc;
-}
-
-static void kwq_delay_exit(struct kunit *test)
-{
-	struct fake_clock *fc = test->priv;
-
-	if (fc && !IS_ERR_OR_NULL(fc->q))
-		kwq_destroy(fc->q);
+	return fake_queue(test, &attr);
 }
 
 static int after(struct kwq *q, const char *key, s64 delay, u32 flags)
@@ -653,7 +608,7 @@ static struct kunit_case kwq_delay_cases[] = {
 
 static struct kunit_suite kwq_delay_suite = {
 	.name = "kwq_delay",
-	.exit = kwq_delay_exit,
+	.exit = fake_clock_exit,
 	.test_cases = kwq_delay_cases,
 };
 

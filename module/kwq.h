@@ -59,6 +59,12 @@ struct kwq_clock {
  *	KWQ_POLICY_PROMOTE.
  * @clock: NULL for the real clock, or a clock of the caller's that
  *	outlives the queue.
+ * @max_backoff_keys: most keys kept only for their failure count (the
+ *	least recently active are forgotten first); 0 means the module's
+ *	default; larger values are clamped to it.
+ * @ratelimit: the limiter of kwq_add_rate_limited(), copied; NULL for
+ *	client-go's default controller limiter (exponential 5 ms..1000 s and
+ *	a 10/s bucket of 100).
  */
 struct kwq_attr {
 	u32 max_items;
@@ -68,6 +74,8 @@ struct kwq_attr {
 	kgid_t gid;
 	u32 policy;
 	struct kwq_clock *clock;
+	u32 max_backoff_keys;
+	const struct kwq_ratelimit *ratelimit;
 };
 
 /**
@@ -96,6 +104,9 @@ int kwq_add_atomic(struct kwq *q, const void *key, u32 len);
 int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy);
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags);
 int kwq_cancel(struct kwq *q, const void *key, u32 len);
+int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len);
+int kwq_forget(struct kwq *q, const void *key, u32 len);
+int kwq_num_requeues(struct kwq *q, const void *key, u32 len);
 void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);

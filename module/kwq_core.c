@@ -26,6 +26,9 @@
 #include "kwq_compat.h"
 #include "kwq_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "kwq_trace.h"
+
 struct kwq_lookup_key {
 	const void *key;
 	u32 len;
@@ -81,9 +84,33 @@ static struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 	return rhashtable_lookup_fast(&q->items, &k, kwq_item_params);
 }
 
+static struct kmem_cache *kwq_item_cache;
+
 static size_t kwq_item_alloc_size(u32 key_len)
 {
 	return struct_size((struct kwq_item *)NULL, key, key_len);
+}
+
+/**
+ * kwq_core_init() - set up what all queues share
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_core_init(void)
+{
+	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
+					   0, SLAB_ACCOUNT, NULL);
+	return kwq_item_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * kwq_core_exit() - tear down what kwq_core_init() set up
+ *
+ * Every queue must be gone.
+ */
+void kwq_core_exit(void)
+{
+	kmem_cache_destroy(kwq_item_cache);
 }
 
 /**
@@ -99,36 +126,131 @@ static size_t kwq_item_alloc_size(u32 key_len)
  */
 size_t kwq_item_bytes(u32 key_len)
 {
+	if (key_len <= KWQ_SMALL_KEY)
+		return kmem_cache_size(kwq_item_cache);
 	return kmalloc_size_roundup(kwq_item_alloc_size(key_len));
 }
 EXPORT_SYMBOL_GPL(kwq_item_bytes);
 
+static void kwq_item_free(struct kwq_item *it)
+{
+	if (it->len <= KWQ_SMALL_KEY)
+		kmem_cache_free(kwq_item_cache, it);
+	else
+		kfree(it);
+}
+
 static struct kwq_item *kwq_item_new(const void *key, u32 len, gfp_t gfp)
 {
-	struct kwq_item *it = kmalloc(kwq_item_alloc_size(len), gfp);
+	struct kwq_item *it = len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
+			      kmalloc(kwq_item_alloc_size(len), gfp);
 
 	if (!it)
 		return NULL;
 	INIT_LIST_HEAD(&it->ready);
 	timerqueue_init(&it->wait);
 	it->state = 0;
+	it->owner = 0;
+	it->failures = 0;
 	it->len = len;
 	memcpy(it->key, key, len);
 	return it;
 }
 
-/* Unhash a record that has no state left; the caller frees it unlocked. */
-static struct kwq_item *kwq_item_retire_locked(struct kwq *q, struct kwq_item *it)
+/* Unhash a record; the caller frees it from @stale once unlocked. */
+static void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
-	if (it->state)
-		return NULL;
 	rhashtable_remove_fast(&q->items, &it->hnode, kwq_item_params);
 	q->n_items--;
-	return it;
+	list_add(&it->ready, stale);
+}
+
+/* Forget the least recently active backoff-only record, if there is one. */
+static bool kwq_evict_idle_locked(struct kwq *q, struct list_head *stale)
+{
+	struct kwq_item *it = list_first_entry_or_null(&q->idle, struct kwq_item, ready);
+
+	if (!it)
+		return false;
+	list_del_init(&it->ready);
+	q->n_idle--;
+	q->backoff_evictions++;
+	kwq_item_drop_locked(q, it, stale);
+	return true;
+}
+
+/*
+ * A record just lost a state bit. With no state left it is dropped, or,
+ * if it still counts failures, kept as backoff-only at the tail of the
+ * idle list, whose length is bounded (client-go's failure maps grow until
+ * Forget, kubernetes PR #138743).
+ */
+static void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	if (it->state)
+		return;
+	if (!it->failures) {
+		kwq_item_drop_locked(q, it, stale);
+		return;
+	}
+	list_add_tail(&it->ready, &q->idle);
+	q->n_idle++;
+	while (q->n_idle > q->max_idle && kwq_evict_idle_locked(q, stale))
+		;
+}
+
+/*
+ * A record is about to get state: if it is backoff-only, take it off the
+ * idle list. (A fresh record has no state either, but is on no list.)
+ */
+static void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
+{
+	if (it->state || list_empty(&it->ready))
+		return;
+	list_del_init(&it->ready);
+	q->n_idle--;
+}
+
+static void kwq_free_stale(struct list_head *stale)
+{
+	struct kwq_item *it, *next;
+
+	list_for_each_entry_safe(it, next, stale, ready)
+		kwq_item_free(it);
+}
+
+static ktime_t kwq_now(struct kwq *q)
+{
+	return q->clock ? q->clock->now(q->clock) : ktime_get();
+}
+
+/* Upper bounds of the histogram buckets, in ns (the last is +Inf). */
+static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1] = {
+	10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000, 10000000000ULL,
+};
+
+static void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	unsigned int i = 0;
+
+	while (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
+		i++;
+	h->count[i]++;
+	h->sum_ns += ns;
+}
+
+/* Nanoseconds from @stamp to now, never negative. */
+static u64 kwq_since_locked(struct kwq *q, u64 stamp)
+{
+	s64 d = ktime_to_ns(kwq_now(q)) - stamp;
+
+	return d > 0 ? d : 0;
 }
 
 static void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 {
+	it->stamp = ktime_to_ns(kwq_now(q));
 	if (at_head)
 		list_add(&it->ready, &q->ready);
 	else
@@ -211,11 +333,6 @@ static int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, bool *ready
 	return KWQ_ADD_QUEUED;
 }
 
-static ktime_t kwq_now(struct kwq *q)
-{
-	return q->clock ? q->clock->now(q->clock) : ktime_get();
-}
-
 /* Point the timer at the earliest waiting deadline, if that changed. */
 static void kwq_program_locked(struct kwq *q)
 {
@@ -267,19 +384,10 @@ static void kwq_end_waiting_locked(struct kwq *q, bool flush, struct list_head *
 			kwq_mark_dirty_locked(q, it, ready);
 		} else {
 			q->waits_dropped++;
-			if (kwq_item_retire_locked(q, it))
-				list_add(&it->ready, stale);
+			kwq_item_settle_locked(q, it, stale);
 		}
 	}
 	kwq_program_locked(q);
-}
-
-static void kwq_free_stale(struct list_head *stale)
-{
-	struct kwq_item *it, *next;
-
-	list_for_each_entry_safe(it, next, stale, ready)
-		kfree(it);
 }
 
 /* Give @it a waiting entry, or move it; returns an enum kwq_add_result. */
@@ -318,7 +426,38 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, bo
 	return kwq_mark_dirty_locked(q, it, ready);
 }
 
-#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE)
+/* Internal flag of kwq_add_common(): the delay comes from the limiter. */
+#define KWQ_ADD_RATE_LIMITED	BIT(31)
+#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_ADD_RATE_LIMITED)
+
+/*
+ * Ask the limiter how long the key should wait, and wait (or add now).
+ * Tokens reserved for an add that schedules nothing new are given back.
+ */
+static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, bool *ready)
+{
+	u64 now = ktime_to_ns(kwq_now(q));
+	u32 failures = it->failures, reserved = 0;
+	u64 delay = kwq_rl_when(&q->rl, &failures, now, &reserved);
+	int ret;
+
+	/* Only per-key limiters count failures (client-go's NumRequeues). */
+	it->failures = kwq_rl_tracks_items(&q->rl) ?
+		       min_t(u32, failures, KWQ_FAILURES_MAX) : 0;
+	trace_kwq_rate_limit(q->name, it->key, it->len, it->failures, delay);
+	q->rate_limited++;
+	q->retries++;
+	if (delay)
+		ret = kwq_wait_locked(q, it, delay, 0);
+	else
+		ret = kwq_add_now_locked(q, it, q->policy, ready);
+	if (reserved && (ret == KWQ_ADD_WAIT_KEPT || ret == KWQ_ADD_DUPLICATE ||
+			 ret == KWQ_ADD_ABSORBED)) {
+		kwq_rl_unreserve(&q->rl, reserved, now);
+		q->tokens_returned++;
+	}
+	return ret;
+}
 
 /*
  * Every add: now (@delay_ns <= 0) or after a delay. Looks the key up
@@ -331,6 +470,7 @@ static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	struct kwq_item *fresh = NULL, *it;
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
 	bool ready = false, slow;
+	LIST_HEAD(stale);
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (flags & ~KWQ_ADD_FLAGS))
@@ -355,7 +495,8 @@ again:
 		goto again;
 	}
 	if (!it) {
-		if (q->n_items >= q->max_items) {
+		/* At the limit, a backoff-only record gives way to real work. */
+		if (q->n_items >= q->max_items && !kwq_evict_idle_locked(q, &stale)) {
 			ret = -ENOSPC;
 			goto unlock;
 		}
@@ -366,14 +507,22 @@ again:
 		it = fresh;
 		fresh = NULL;
 	}
-	if (delay_ns > 0)
+	kwq_item_activate_locked(q, it);
+	if (flags & KWQ_ADD_RATE_LIMITED) {
+		ret = kwq_add_limited_locked(q, it, &ready);
+	} else if (delay_ns > 0) {
+		q->retries++;
 		ret = kwq_wait_locked(q, it, delay_ns, flags);
-	else
+	} else {
 		ret = kwq_add_now_locked(q, it, policy ?: q->policy, &ready);
+	}
+	trace_kwq_add(q->name, key, len, ret, delay_ns > 0 ? delay_ns : 0);
 unlock:
 	slow = kwq_wake_slow_locked(q);
 	spin_unlock_bh(&q->lock);
-	kfree(fresh);
+	if (fresh)
+		kwq_item_free(fresh);
+	kwq_free_stale(&stale);
 	kwq_wake_fast(q, ready, slow);
 	return ret;
 }
@@ -482,7 +631,8 @@ EXPORT_SYMBOL_GPL(kwq_add_after);
  */
 int kwq_cancel(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_item *it, *stale = NULL;
+	struct kwq_item *it;
+	LIST_HEAD(stale);
 	int ret = 0;
 
 	if (!kwq_key_valid(key, len))
@@ -495,14 +645,107 @@ int kwq_cancel(struct kwq *q, const void *key, u32 len)
 		kwq_unwait_locked(q, it);
 		q->cancels++;
 		kwq_program_locked(q);
-		stale = kwq_item_retire_locked(q, it);
+		kwq_item_settle_locked(q, it, &stale);
 		ret = 1;
 	}
 	spin_unlock_bh(&q->lock);
-	kfree(stale);
+	kwq_free_stale(&stale);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kwq_cancel);
+
+/**
+ * kwq_add_rate_limited() - add a key after the delay its limiter gives
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ *
+ * client-go's AddRateLimited: asks the queue's limiter (struct
+ * kwq_ratelimit, chosen at creation) for a delay, which counts a failure
+ * for the key and takes a token from each bucket, then adds the key after
+ * that delay as kwq_add_after() does (the earliest deadline wins). Unlike
+ * client-go, an add that schedules nothing new (the key was already
+ * waiting for an earlier deadline, or already queued) gives its bucket
+ * tokens back.
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: an enum kwq_add_result (>= 0), errors as kwq_add().
+ */
+int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len)
+{
+	might_sleep();
+	return kwq_add_common(q, key, len, 0, KWQ_ADD_RATE_LIMITED, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
+
+/**
+ * kwq_forget() - clear a key's failure count
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * client-go's Forget, called when a key was processed successfully. The
+ * key's other state is not touched.
+ *
+ * Context: process or softirq context.
+ * Return: 1 if the key had failures, 0 if not, -EINVAL for a bad key,
+ * -EIDRM if the queue was destroyed.
+ */
+int kwq_forget(struct kwq *q, const void *key, u32 len)
+{
+	struct kwq_item *it;
+	LIST_HEAD(stale);
+	int ret = 0;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	spin_lock_bh(&q->lock);
+	it = q->dead ? NULL : kwq_find_locked(q, key, len);
+	if (q->dead) {
+		ret = -EIDRM;
+	} else if (it && it->failures) {
+		it->failures = 0;
+		q->forgets++;
+		ret = 1;
+		if (!it->state) {
+			list_del_init(&it->ready);
+			q->n_idle--;
+			kwq_item_drop_locked(q, it, &stale);
+		}
+	}
+	spin_unlock_bh(&q->lock);
+	kwq_free_stale(&stale);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_forget);
+
+/**
+ * kwq_num_requeues() - a key's failure count
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * client-go's NumRequeues: rate-limited adds since the last kwq_forget(),
+ * saturating at 524287. 0 for an unknown key, and for every key when the
+ * queue's limiter has only token buckets (which keep no per-key state).
+ *
+ * Context: process or softirq context.
+ * Return: the count, -EINVAL for a bad key, -EIDRM if destroyed.
+ */
+int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
+{
+	struct kwq_item *it;
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	spin_lock_bh(&q->lock);
+	it = q->dead ? NULL : kwq_find_locked(q, key, len);
+	ret = q->dead ? -EIDRM : it ? it->failures : 0;
+	spin_unlock_bh(&q->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
 /**
  * kwq_run_due() - add every waiting key whose deadline has come
@@ -523,10 +766,14 @@ void kwq_run_due(struct kwq *q)
 	spin_lock_bh(&q->lock);
 	now = kwq_now(q);
 	while ((node = timerqueue_getnext(&q->waiting)) && node->expires <= now) {
+		u64 late = ktime_to_ns(ktime_sub(now, node->expires));
+		int ret;
+
 		it = container_of(node, struct kwq_item, wait);
 		kwq_unwait_locked(q, it);
 		q->fired++;
-		kwq_mark_dirty_locked(q, it, &ready);
+		ret = kwq_mark_dirty_locked(q, it, &ready);
+		trace_kwq_fire(q->name, it->key, it->len, ret, late);
 	}
 	/* The timer that brought us here is spent: program the next one. */
 	q->armed = 0;
@@ -544,9 +791,11 @@ static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
 }
 
 /* Hand out the oldest ready key. Returns 0, -EAGAIN (may wait) or error. */
-static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len)
+static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len,
+			   struct kwq_lease *lease)
 {
 	struct kwq_item *it;
+	u64 latency;
 
 	if (q->dead)
 		return -EIDRM;
@@ -556,21 +805,28 @@ static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len)
 	*len = it->len;
 	if (it->len > cap)
 		return -EMSGSIZE;
-	list_del_init(&it->ready);
+	list_del(&it->ready);
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
+	it->owner = lease ? lease->id : 0;
+	latency = kwq_since_locked(q, it->stamp);
+	kwq_hist_observe(&q->queue_latency, latency);
+	trace_kwq_get(q->name, it->key, it->len, 0, latency);
+	it->stamp = ktime_to_ns(kwq_now(q));
+	list_add_tail(&it->ready, &q->busy);
 	q->n_processing++;
 	q->gets++;
 	memcpy(buf, it->key, it->len);
 	return 0;
 }
 
-static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len)
+static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
+			struct kwq_lease *lease)
 {
 	int ret;
 
 	spin_lock_bh(&q->lock);
-	ret = kwq_take_locked(q, buf, cap, len);
+	ret = kwq_take_locked(q, buf, cap, len, lease);
 	spin_unlock_bh(&q->lock);
 	return ret;
 }
@@ -590,6 +846,51 @@ static int kwq_sleep_until(ktime_t deadline)
 	}
 	schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
 	return 0;
+}
+
+/**
+ * kwq_get_leased() - kwq_get() for a consumer that holds a lease
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @deadline: as for kwq_get().
+ * @lease: lease the key is handed to, or NULL for none.
+ *
+ * Return: as kwq_get().
+ */
+int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		   struct kwq_lease *lease)
+{
+	DEFINE_WAIT(wait);
+	int ret;
+
+	ret = kwq_try_take(q, buf, cap, len, lease);
+	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
+		return ret;
+
+	might_sleep();
+	/* Our own reference: the queue may be destroyed while we sleep. */
+	kwq_get_ref(q);
+	for (;;) {
+		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
+		ret = kwq_try_take(q, buf, cap, len, lease);
+		if (ret != -EAGAIN)
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		ret = kwq_sleep_until(deadline);
+		if (ret)
+			break;
+	}
+	finish_wait(&q->get_wait, &wait);
+	/* We may have consumed an exclusive wake-up meant for a key we left. */
+	if (ret)
+		kwq_wake(q, true);
+	kwq_put(q);
+	return ret;
 }
 
 /**
@@ -614,37 +915,86 @@ static int kwq_sleep_until(ktime_t deadline)
  */
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline)
 {
-	DEFINE_WAIT(wait);
-	int ret;
-
-	ret = kwq_try_take(q, buf, cap, len);
-	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
-		return ret;
-
-	might_sleep();
-	/* Our own reference: the queue may be destroyed while we sleep. */
-	kwq_get_ref(q);
-	for (;;) {
-		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
-		ret = kwq_try_take(q, buf, cap, len);
-		if (ret != -EAGAIN)
-			break;
-		if (signal_pending(current)) {
-			ret = -ERESTARTSYS;
-			break;
-		}
-		ret = kwq_sleep_until(deadline);
-		if (ret)
-			break;
-	}
-	finish_wait(&q->get_wait, &wait);
-	/* We may have consumed an exclusive wake-up meant for a key we left. */
-	if (ret)
-		kwq_wake(q, true);
-	kwq_put(q);
-	return ret;
+	return kwq_get_leased(q, buf, cap, len, deadline, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_get);
+
+/*
+ * Find a key being processed that the caller may end: any such key for
+ * kernel callers (@lease NULL), for a lease only its own or unleased ones.
+ */
+static int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
+				      struct kwq_lease *lease, struct kwq_item **itp)
+{
+	struct kwq_item *it;
+
+	if (q->dead)
+		return -EIDRM;
+	it = kwq_find_locked(q, key, len);
+	if (!it || !(it->state & KWQ_ITEM_PROCESSING))
+		return -ENOENT;
+	if (lease && it->owner && it->owner != lease->id)
+		return -EPERM;
+	*itp = it;
+	return 0;
+}
+
+/* End processing: leave kwq.busy, clear PROCESSING (and the dirty count). */
+static bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
+{
+	bool dirty = it->state & KWQ_ITEM_DIRTY;
+
+	list_del_init(&it->ready);
+	it->owner = 0;
+	it->state &= ~KWQ_ITEM_PROCESSING;
+	q->n_processing--;
+	if (dirty)
+		q->n_dirty_processing--;
+	return dirty;
+}
+
+/**
+ * kwq_done_leased() - kwq_done() on behalf of a lease
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @lease: the caller's lease, or NULL for kernel callers (any key).
+ *
+ * Return: as kwq_done(), and -EPERM if another lease holds the key.
+ */
+int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease)
+{
+	struct kwq_item *it;
+	bool ready = false, slow;
+	LIST_HEAD(stale);
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	spin_lock_bh(&q->lock);
+	ret = kwq_find_processing_locked(q, key, len, lease, &it);
+	if (!ret) {
+		u64 work = kwq_since_locked(q, it->stamp);
+
+		q->dones++;
+		kwq_hist_observe(&q->work_duration, work);
+		if (kwq_end_processing_locked(q, it)) {
+			q->requeues++;
+			kwq_ready_locked(q, it, false);
+			ready = true;
+			ret = KWQ_DONE_REQUEUED;
+		} else {
+			ret = KWQ_DONE_FINISHED;
+		}
+		trace_kwq_done(q->name, it->key, it->len, ret, work);
+		kwq_item_settle_locked(q, it, &stale);
+	}
+	slow = kwq_wake_slow_locked(q);
+	spin_unlock_bh(&q->lock);
+	kwq_free_stale(&stale);
+	kwq_wake_fast(q, ready, slow);
+	return ret;
+}
 
 /**
  * kwq_done() - end the processing of a key
@@ -662,40 +1012,44 @@ EXPORT_SYMBOL_GPL(kwq_get);
  */
 int kwq_done(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_item *it, *stale = NULL;
-	bool ready = false, slow;
+	return kwq_done_leased(q, key, len, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_done);
+
+/* Put a processing key back at the head of the queue, unprocessed. */
+static void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
+{
+	kwq_end_processing_locked(q, it);
+	it->state |= KWQ_ITEM_DIRTY;
+	kwq_ready_locked(q, it, true);
+}
+
+/**
+ * kwq_requeue_leased() - kwq_requeue() on behalf of a lease
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @lease: the caller's lease, or NULL for kernel callers (any key).
+ *
+ * Return: as kwq_requeue(), and -EPERM if another lease holds the key.
+ */
+int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease)
+{
+	struct kwq_item *it;
+	bool slow;
 	int ret;
 
 	if (!kwq_key_valid(key, len))
 		return -EINVAL;
 	spin_lock_bh(&q->lock);
-	it = q->dead ? NULL : kwq_find_locked(q, key, len);
-	if (q->dead) {
-		ret = -EIDRM;
-	} else if (!it || !(it->state & KWQ_ITEM_PROCESSING)) {
-		ret = -ENOENT;
-	} else {
-		it->state &= ~KWQ_ITEM_PROCESSING;
-		q->n_processing--;
-		q->dones++;
-		if (it->state & KWQ_ITEM_DIRTY) {
-			q->n_dirty_processing--;
-			q->requeues++;
-			kwq_ready_locked(q, it, false);
-			ready = true;
-			ret = KWQ_DONE_REQUEUED;
-		} else {
-			stale = kwq_item_retire_locked(q, it);
-			ret = KWQ_DONE_FINISHED;
-		}
-	}
+	ret = kwq_find_processing_locked(q, key, len, lease, &it);
+	if (!ret)
+		kwq_give_back_locked(q, it);
 	slow = kwq_wake_slow_locked(q);
 	spin_unlock_bh(&q->lock);
-	kfree(stale);
-	kwq_wake_fast(q, ready, slow);
+	kwq_wake_fast(q, !ret, slow);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kwq_done);
 
 /**
  * kwq_requeue() - give a key back unprocessed
@@ -714,31 +1068,61 @@ EXPORT_SYMBOL_GPL(kwq_done);
  */
 int kwq_requeue(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_item *it;
-	bool slow;
-	int ret = 0;
+	return kwq_requeue_leased(q, key, len, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_requeue);
 
-	if (!kwq_key_valid(key, len))
-		return -EINVAL;
+/**
+ * kwq_lease_begin() - make a lease for a consumer of @q
+ * @q: queue.
+ * @lease: lease to set up.
+ *
+ * Context: process or softirq context.
+ */
+void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
+{
 	spin_lock_bh(&q->lock);
-	it = q->dead ? NULL : kwq_find_locked(q, key, len);
-	if (q->dead) {
-		ret = -EIDRM;
-	} else if (!it || !(it->state & KWQ_ITEM_PROCESSING)) {
-		ret = -ENOENT;
-	} else {
-		if (it->state & KWQ_ITEM_DIRTY)
-			q->n_dirty_processing--;
-		it->state = (it->state & ~KWQ_ITEM_PROCESSING) | KWQ_ITEM_DIRTY;
-		q->n_processing--;
-		kwq_ready_locked(q, it, true);
+	/* Zero means "no lease" in kwq_item.owner. */
+	if (!++q->next_lease)
+		++q->next_lease;
+	lease->id = q->next_lease;
+	spin_unlock_bh(&q->lock);
+}
+
+/**
+ * kwq_lease_end() - give back every key a lease still holds
+ * @q: queue.
+ * @lease: lease whose consumer is gone (its file was closed: it exited,
+ *	crashed or was killed).
+ *
+ * The keys go back to the head of the queue in the order they were taken,
+ * so they are handed out next; none is lost, none stays stuck processing.
+ *
+ * Context: process or softirq context.
+ */
+void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
+{
+	struct kwq_item *it, *prev;
+	bool ready = false, slow;
+
+	spin_lock_bh(&q->lock);
+	/*
+	 * kwq.busy is in the order keys were taken. From the newest back,
+	 * each to the head of the queue: the oldest ends up first.
+	 */
+	list_for_each_entry_safe_reverse(it, prev, &q->busy, ready) {
+		if (it->owner != lease->id)
+			continue;
+		trace_kwq_lease_return(q->name, it->key, it->len, 0,
+				       kwq_since_locked(q, it->stamp));
+		kwq_give_back_locked(q, it);
+		q->lease_requeues++;
+		ready = true;
 	}
 	slow = kwq_wake_slow_locked(q);
 	spin_unlock_bh(&q->lock);
-	kwq_wake_fast(q, !ret, slow);
-	return ret;
+	kwq_wake_fast(q, ready, slow);
 }
-EXPORT_SYMBOL_GPL(kwq_requeue);
 
 /**
  * kwq_len() - number of keys ready to be handed out
@@ -762,6 +1146,20 @@ u64 kwq_len(struct kwq *q)
 	return n;
 }
 EXPORT_SYMBOL_GPL(kwq_len);
+
+/*
+ * Unfinished work and the longest running processor, computed on demand
+ * from the processing records (client-go updates them every 500 ms).
+ */
+static void kwq_stats_work_locked(struct kwq *q, struct kwq_stats *st)
+{
+	struct kwq_item *it;
+
+	list_for_each_entry(it, &q->busy, ready)
+		st->unfinished_work_ns += kwq_since_locked(q, it->stamp);
+	it = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+	st->longest_running_ns = it ? kwq_since_locked(q, it->stamp) : 0;
+}
 
 /**
  * kwq_stats() - consistent snapshot of a queue's counts
@@ -794,6 +1192,18 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->cancels = q->cancels;
 	st->absorbed = q->absorbed;
 	st->waits_dropped = q->waits_dropped;
+	st->lease_requeues = q->lease_requeues;
+	st->backoff_keys = q->n_idle;
+	st->rate_limited = q->rate_limited;
+	st->tokens_returned = q->tokens_returned;
+	st->backoff_evictions = q->backoff_evictions;
+	st->retries = q->retries;
+	st->forgets = q->forgets;
+	kwq_stats_work_locked(q, st);
+	memcpy(st->queue_latency, q->queue_latency.count, sizeof(st->queue_latency));
+	st->queue_latency_sum_ns = q->queue_latency.sum_ns;
+	memcpy(st->work_duration, q->work_duration.count, sizeof(st->work_duration));
+	st->work_duration_sum_ns = q->work_duration.sum_ns;
 	spin_unlock_bh(&q->lock);
 }
 EXPORT_SYMBOL_GPL(kwq_stats);
@@ -930,9 +1340,9 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 }
 EXPORT_SYMBOL_GPL(kwq_shutdown_drain);
 
-static void kwq_item_free(void *ptr, void *arg)
+static void kwq_item_free_cb(void *ptr, void *arg)
 {
-	kfree(ptr);
+	kwq_item_free(ptr);
 }
 
 static void kwq_release(struct kref *ref)
@@ -942,7 +1352,7 @@ static void kwq_release(struct kref *ref)
 	/* Never leave the timer armed or running on freed memory. */
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
-	rhashtable_free_and_destroy(&q->items, kwq_item_free, NULL);
+	rhashtable_free_and_destroy(&q->items, kwq_item_free_cb, NULL);
 	kfree(q);
 }
 
@@ -983,6 +1393,18 @@ const char *kwq_name(const struct kwq *q)
 }
 EXPORT_SYMBOL_GPL(kwq_name);
 
+/* Failure counts saturate at KWQ_FAILURES_MAX; a fast/slow limiter must turn slow below it. */
+static bool kwq_rl_max_fast_too_big(const struct kwq_ratelimit *rl)
+{
+	u32 i;
+
+	for (i = 0; i < rl->count; i++)
+		if (rl->limiters[i].type == KWQ_LIMITER_FAST_SLOW &&
+		    rl->limiters[i].max_fast >= KWQ_FAILURES_MAX)
+			return true;
+	return false;
+}
+
 /**
  * kwq_create() - make a queue
  * @name: name under which kwq_lookup() and user programs find the queue,
@@ -995,11 +1417,12 @@ EXPORT_SYMBOL_GPL(kwq_name);
  *
  * Context: process context; may sleep.
  * Return: the queue with one reference for the caller, or ERR_PTR():
- * -EINVAL (bad name or policy), -EEXIST (name taken), -ENOSPC (max_queues named
+ * -EINVAL (bad name, policy or limiter), -EEXIST (name taken), -ENOSPC (max_queues named
  * queues exist), -ENOMEM.
  */
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 {
+	const struct kwq_ratelimit *rl;
 	struct kwq *q;
 	int ret;
 
@@ -1011,6 +1434,11 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		return ERR_PTR(-ENOMEM);
 	if (attr && attr->policy > KWQ_POLICY_STRICT)
 		goto invalid;
+	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
+	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
+		goto invalid;
+	INIT_LIST_HEAD(&q->idle);
+	INIT_LIST_HEAD(&q->busy);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);
 	timerqueue_init_head(&q->waiting);
@@ -1020,6 +1448,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		kwq_hrtimer_setup(&q->timer, kwq_timer_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_ABS_SOFT);
 	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
+	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_now(q)));
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);
 	init_waitqueue_head(&q->drain_wait);
@@ -1028,6 +1457,9 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	q->max_items = kwq_max_items_per_queue;
 	if (attr && attr->max_items && attr->max_items < q->max_items)
 		q->max_items = attr->max_items;
+	q->max_idle = kwq_max_backoff_keys;
+	if (attr && attr->max_backoff_keys && attr->max_backoff_keys < q->max_idle)
+		q->max_idle = attr->max_backoff_keys;
 	q->mode = attr ? attr->mode & 0777 : 0600;
 	q->uid = attr ? attr->uid : GLOBAL_ROOT_UID;
 	q->gid = attr ? attr->gid : GLOBAL_ROOT_GID;

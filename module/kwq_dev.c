@@ -11,6 +11,10 @@
  * queue's owner and mode like SysV IPC: read to consume (get, done),
  * write to produce and to shut down. Destroy needs the owner or
  * CAP_SYS_ADMIN.
+ *
+ * Leases: keys a file takes are leased to it (struct kwq_lease); closing
+ * the file, however the process ended, puts them back at the head of the
+ * queue.
  */
 
 #include <linux/capability.h>
@@ -23,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "kwq_internal.h"
 
@@ -31,10 +36,12 @@
  * @attach_lock: serializes KWQ_IOC_CREATE and KWQ_IOC_OPEN on this file.
  * @q: the attached queue; written once under @attach_lock with release
  *	semantics, read without a lock with acquire semantics.
+ * @lease: the keys this file holds; set up before @q is published.
  */
 struct kwq_file {
 	struct mutex attach_lock;	/* serializes CREATE and OPEN */
 	struct kwq *q;
+	struct kwq_lease lease;
 };
 
 static struct kwq *kwq_file_queue(struct kwq_file *kf)
@@ -90,7 +97,8 @@ static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 {
 	if (kf->q)
 		return -EBUSY;
-	/* Publish @q fully set up to lockless kwq_file_queue() readers. */
+	kwq_lease_begin(q, &kf->lease);
+	/* Publish @q and the lease to lockless kwq_file_queue() readers. */
 	smp_store_release(&kf->q, q);
 	return 0;
 }
@@ -107,7 +115,8 @@ static long kwq_ioc_version(void __user *uarg)
 	v.abi_version = KWQ_ABI_VERSION;
 	v.key_max = KWQ_KEY_MAX;
 	v.name_max = KWQ_NAME_MAX;
-	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY;
+	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
+		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -121,8 +130,11 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	if (c.flags || (c.mode & ~0777) || c.policy > KWQ_POLICY_STRICT ||
-	    !kwq_is_zero(c.reserved, sizeof(c.reserved)))
+	if ((c.flags & ~KWQ_CREATE_RATELIMIT) || (c.mode & ~0777) ||
+	    c.policy > KWQ_POLICY_STRICT || c.pad ||
+	    !kwq_is_zero(c.reserved, sizeof(c.reserved)) ||
+	    (!(c.flags & KWQ_CREATE_RATELIMIT) &&
+	     !kwq_is_zero(&c.ratelimit, sizeof(c.ratelimit))))
 		return -EINVAL;
 	ret = kwq_name_from(c.name, name);
 	if (ret)
@@ -133,6 +145,9 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 	attr.uid = current_euid();
 	attr.gid = current_egid();
 	attr.policy = c.policy;
+	attr.max_backoff_keys = c.max_backoff_keys;
+	if (c.flags & KWQ_CREATE_RATELIMIT)
+		attr.ratelimit = &c.ratelimit;
 
 	mutex_lock(&kf->attach_lock);
 	if (kf->q) {
@@ -193,11 +208,15 @@ static int kwq_key_from(u8 *key, u64 ptr, u32 len)
 	return copy_from_user(key, u64_to_user_ptr(ptr), len) ? -EFAULT : 0;
 }
 
-enum kwq_key_cmd { KWQ_KEY_ADD, KWQ_KEY_DONE, KWQ_KEY_CANCEL };
+enum kwq_key_cmd {
+	KWQ_KEY_ADD, KWQ_KEY_DONE, KWQ_KEY_CANCEL,
+	KWQ_KEY_ADD_RATE_LIMITED, KWQ_KEY_FORGET, KWQ_KEY_NUM_REQUEUES,
+};
 
 /* Add, done and cancel: each takes one key and reports an outcome. */
-static long kwq_ioc_key_op(struct kwq *q, void __user *uarg, enum kwq_key_cmd cmd)
+static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_cmd cmd)
 {
+	struct kwq *q = kf->q;
 	struct kwq_ioc_key __user *ukey = uarg;
 	struct kwq_ioc_key k;
 	u8 key[KWQ_KEY_MAX];
@@ -211,12 +230,26 @@ static long kwq_ioc_key_op(struct kwq *q, void __user *uarg, enum kwq_key_cmd cm
 	ret = kwq_key_from(key, k.key_ptr, k.key_len);
 	if (ret)
 		return ret;
-	if (cmd == KWQ_KEY_ADD)
+	switch (cmd) {
+	case KWQ_KEY_ADD:
 		ret = kwq_add_policy(q, key, k.key_len, k.flags);
-	else if (cmd == KWQ_KEY_DONE)
-		ret = kwq_done(q, key, k.key_len);
-	else
+		break;
+	case KWQ_KEY_DONE:
+		ret = kwq_done_leased(q, key, k.key_len, &kf->lease);
+		break;
+	case KWQ_KEY_CANCEL:
 		ret = kwq_cancel(q, key, k.key_len);
+		break;
+	case KWQ_KEY_ADD_RATE_LIMITED:
+		ret = kwq_add_rate_limited(q, key, k.key_len);
+		break;
+	case KWQ_KEY_FORGET:
+		ret = kwq_forget(q, key, k.key_len);
+		break;
+	default:
+		ret = kwq_num_requeues(q, key, k.key_len);
+		break;
+	}
 	if (ret < 0)
 		return ret;
 	/* The operation happened; only the report can fail now. */
@@ -244,31 +277,136 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
-static long kwq_ioc_get(struct file *file, struct kwq *q, void __user *uarg)
+/*
+ * Take one key into a user buffer. The key is leased to @kf unless
+ * @unleased; if the copy out fails it goes back to the head of the queue.
+ */
+static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ulen,
+			   ktime_t deadline, bool unleased)
 {
-	struct kwq_ioc_get __user *uget = uarg;
-	struct kwq_ioc_get g;
+	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
 	u8 key[KWQ_KEY_MAX];
 	u32 len = 0;
 	int ret;
 
-	if (copy_from_user(&g, uarg, sizeof(g)))
-		return -EFAULT;
-	if (g.flags || g.pad || !kwq_is_zero(g.reserved, sizeof(g.reserved)))
-		return -EINVAL;
-	ret = kwq_get(q, key, min_t(u32, g.key_cap, KWQ_KEY_MAX), &len,
-		      kwq_deadline_from(g.deadline_ns, file));
+	ret = kwq_get_leased(kf->q, key, min_t(u32, cap, KWQ_KEY_MAX), &len, deadline, lease);
 	if (ret == -EMSGSIZE)
-		return put_user(len, &uget->key_len) ? -EFAULT : -EMSGSIZE;
+		return put_user(len, ulen) ? -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
-	if (copy_to_user(u64_to_user_ptr(g.key_ptr), key, len) ||
-	    put_user(len, &uget->key_len)) {
-		/* Never lose the key: give it back to the head of the queue. */
-		kwq_requeue(q, key, len);
+	if (copy_to_user(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen)) {
+		/* Never lose the key. */
+		kwq_requeue_leased(kf->q, key, len, lease);
 		return -EFAULT;
 	}
 	return 0;
+}
+
+static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uarg)
+{
+	struct kwq_ioc_get __user *uget = uarg;
+	struct kwq_ioc_get g;
+
+	if (copy_from_user(&g, uarg, sizeof(g)))
+		return -EFAULT;
+	if ((g.flags & ~KWQ_GET_UNLEASED) || g.pad ||
+	    !kwq_is_zero(g.reserved, sizeof(g.reserved)))
+		return -EINVAL;
+	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len,
+			       kwq_deadline_from(g.deadline_ns, file),
+			       g.flags & KWQ_GET_UNLEASED);
+}
+
+/* One entry of an add or done batch; returns the result or an error. */
+static int kwq_batch_key_op(struct kwq_file *kf, const struct kwq_batch_entry *e,
+			    unsigned int cmd, u32 flags)
+{
+	u8 key[KWQ_KEY_MAX];
+	int ret = kwq_key_from(key, e->key_ptr, e->key_len);
+
+	if (ret)
+		return ret;
+	if (cmd == KWQ_IOC_ADD_BATCH)
+		return kwq_add_policy(kf->q, key, e->key_len, flags);
+	return kwq_done_leased(kf->q, key, e->key_len, &kf->lease);
+}
+
+/*
+ * Add, get or done for each entry in order, stopping at the first that
+ * fails. Reports how many were carried out; fails only if none was.
+ */
+static long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
+{
+	struct kwq_ioc_batch __user *ub = uarg;
+	struct kwq_batch_entry __user *ue;
+	u32 known = cmd == KWQ_IOC_GET_BATCH ? KWQ_GET_UNLEASED :
+		    cmd == KWQ_IOC_ADD_BATCH ? KWQ_ADD_POLICY_MASK : 0;
+	struct kwq_batch_entry e;
+	struct kwq_ioc_batch b;
+	ktime_t deadline;
+	int ret = 0;
+	u32 i;
+
+	if (copy_from_user(&b, uarg, sizeof(b)))
+		return -EFAULT;
+	if ((b.flags & ~known) || b.pad || !kwq_is_zero(b.reserved, sizeof(b.reserved)) ||
+	    b.count < 1 || b.count > KWQ_BATCH_MAX ||
+	    (cmd != KWQ_IOC_GET_BATCH && b.deadline_ns))
+		return -EINVAL;
+	deadline = kwq_deadline_from(b.deadline_ns, file);
+	ue = u64_to_user_ptr(b.entries_ptr);
+	for (i = 0; i < b.count; i++) {
+		if (copy_from_user(&e, &ue[i], sizeof(e))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (cmd == KWQ_IOC_GET_BATCH) {
+			/* Wait for the first key only; then take what is ready. */
+			ret = kwq_get_to_user(kf, e.key_ptr, e.key_len, &ue[i].key_len,
+					      i ? KWQ_NOWAIT : deadline,
+					      b.flags & KWQ_GET_UNLEASED);
+			if (!ret && put_user(0U, &ue[i].result))
+				ret = -EFAULT;
+		} else {
+			ret = kwq_batch_key_op(kf, &e, cmd, b.flags);
+			if (ret >= 0)
+				ret = put_user((u32)ret, &ue[i].result) ? -EFAULT : 0;
+		}
+		if (ret)
+			break;
+	}
+	if (put_user(i, &ub->completed))
+		return -EFAULT;
+	return i ? 0 : ret;
+}
+
+static long kwq_ioc_list(void __user *uarg)
+{
+	struct kwq_ioc_list __user *ul = uarg;
+	struct kwq_ioc_list l;
+	char *names = NULL;
+	u32 n, count;
+	long ret = 0;
+
+	if (copy_from_user(&l, uarg, sizeof(l)))
+		return -EFAULT;
+	if (l.flags || l.pad || !kwq_is_zero(l.reserved, sizeof(l.reserved)))
+		return -EINVAL;
+	n = min(l.capacity, kwq_max_queues);
+	if (n) {
+		names = kvcalloc(n, KWQ_NAME_MAX, GFP_KERNEL);
+		if (!names)
+			return -ENOMEM;
+	}
+	count = kwq_registry_names(names, n);
+	if (n && copy_to_user(u64_to_user_ptr(l.names_ptr), names,
+			      (size_t)min(n, count) * KWQ_NAME_MAX))
+		ret = -EFAULT;
+	else if (put_user(count, &ul->count))
+		ret = -EFAULT;
+	kvfree(names);
+	return ret;
 }
 
 static long kwq_ioc_drain(struct file *file, struct kwq *q, void __user *uarg)
@@ -306,6 +444,12 @@ static bool kwq_queue_cmd(unsigned int cmd)
 	case KWQ_IOC_DONE:
 	case KWQ_IOC_ADD_AFTER:
 	case KWQ_IOC_CANCEL:
+	case KWQ_IOC_ADD_BATCH:
+	case KWQ_IOC_GET_BATCH:
+	case KWQ_IOC_DONE_BATCH:
+	case KWQ_IOC_ADD_RATE_LIMITED:
+	case KWQ_IOC_FORGET:
+	case KWQ_IOC_NUM_REQUEUES:
 	case KWQ_IOC_SHUTDOWN:
 	case KWQ_IOC_DRAIN:
 	case KWQ_IOC_STATS:
@@ -314,9 +458,10 @@ static bool kwq_queue_cmd(unsigned int cmd)
 	return false;
 }
 
-static long kwq_queue_ioctl(struct file *file, struct kwq *q, unsigned int cmd,
+static long kwq_queue_ioctl(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			    void __user *uarg)
 {
+	struct kwq *q = kf->q;
 	bool may_read = file->f_mode & FMODE_READ;
 	bool may_write = file->f_mode & FMODE_WRITE;
 
@@ -327,15 +472,26 @@ static long kwq_queue_ioctl(struct file *file, struct kwq *q, unsigned int cmd,
 		kwq_kill(q);
 		return 0;
 	case KWQ_IOC_ADD:
-		return may_write ? kwq_ioc_key_op(q, uarg, KWQ_KEY_ADD) : -EBADF;
+		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD) : -EBADF;
 	case KWQ_IOC_ADD_AFTER:
 		return may_write ? kwq_ioc_add_after(q, uarg) : -EBADF;
 	case KWQ_IOC_CANCEL:
-		return may_write ? kwq_ioc_key_op(q, uarg, KWQ_KEY_CANCEL) : -EBADF;
+		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_CANCEL) : -EBADF;
+	case KWQ_IOC_ADD_BATCH:
+		return may_write ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
+	case KWQ_IOC_ADD_RATE_LIMITED:
+		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD_RATE_LIMITED) : -EBADF;
+	case KWQ_IOC_FORGET:
+		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_FORGET) : -EBADF;
+	case KWQ_IOC_NUM_REQUEUES:
+		return kwq_ioc_key_op(kf, uarg, KWQ_KEY_NUM_REQUEUES);
 	case KWQ_IOC_GET:
-		return may_read ? kwq_ioc_get(file, q, uarg) : -EBADF;
+		return may_read ? kwq_ioc_get(file, kf, uarg) : -EBADF;
+	case KWQ_IOC_GET_BATCH:
+	case KWQ_IOC_DONE_BATCH:
+		return may_read ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
 	case KWQ_IOC_DONE:
-		return may_read ? kwq_ioc_key_op(q, uarg, KWQ_KEY_DONE) : -EBADF;
+		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_DONE) : -EBADF;
 	case KWQ_IOC_SHUTDOWN:
 		if (!may_write)
 			return -EBADF;
@@ -362,13 +518,15 @@ static long kwq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kwq_ioc_create(kf, uarg);
 	case KWQ_IOC_OPEN:
 		return kwq_ioc_open(file, kf, uarg);
+	case KWQ_IOC_LIST:
+		return kwq_ioc_list(uarg);
 	}
 	if (!kwq_queue_cmd(cmd))
 		return -ENOTTY;
 	q = kwq_file_queue(kf);
 	if (!q)
 		return -EBADFD;
-	return kwq_queue_ioctl(file, q, cmd, uarg);
+	return kwq_queue_ioctl(file, kf, cmd, uarg);
 }
 
 static __poll_t kwq_poll(struct file *file, poll_table *wait)
@@ -397,8 +555,10 @@ static int kwq_release(struct inode *inode, struct file *file)
 {
 	struct kwq_file *kf = file->private_data;
 
-	if (kf->q)
+	if (kf->q) {
+		kwq_lease_end(kf->q, &kf->lease);
 		kwq_put(kf->q);
+	}
 	mutex_destroy(&kf->attach_lock);
 	kfree(kf);
 	return 0;

@@ -25,8 +25,12 @@
 #include <linux/wait.h>
 
 #include "kwq.h"
+#include "kwq_limiter.h"
 
-/* kwq_item.state bits; an item with no bit set is freed. */
+/*
+ * kwq_item.state bits. An item with no bit set is freed, unless it still
+ * has failures, in which case it is "backoff-only" and sits on kwq.idle.
+ */
 #define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
 #define KWQ_ITEM_WAITING	BIT(2)	/* on kwq.waiting until its deadline */
@@ -34,21 +38,65 @@
 /**
  * struct kwq_item - the one record of a key and all of its state
  * @hnode: link in kwq.items, keyed by the key bytes.
- * @ready: link in kwq.ready; linked exactly when the item is DIRTY and
- *	not PROCESSING, so "queued" is derived, never stored.
+ * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
+ *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
+ *	in kwq.idle while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
  *	the item is WAITING.
+ * @stamp: when the item joined kwq.ready, or kwq.busy (ns of the queue's
+ *	clock): the start of its queue latency, then of its work duration.
+ * @owner: id of the struct kwq_lease holding the key while PROCESSING,
+ *	0 when no lease holds it.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
+ * @failures: rate-limited adds since the last forget (NumRequeues),
+ *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
+ *
+ * state, len and failures share one word to keep the fixed part at 72
+ * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
+ * cache of their own sized to fit (104 bytes for a 32-byte key).
  */
 struct kwq_item {
 	struct rhash_head hnode;
 	struct list_head ready;
 	struct timerqueue_node wait;
-	u16 state;
-	u16 len;
+	u64 stamp;
+	u32 owner;
+	u32 state:3;
+	u32 len:10;
+	u32 failures:19;
 	u8 key[];
+};
+
+#define KWQ_FAILURES_MAX	((1U << 19) - 1)
+
+/* Keys up to this length get records from kwq_item_cache. */
+#define KWQ_SMALL_KEY		32
+
+/**
+ * struct kwq_lease - keys taken by one consumer that must not be lost
+ * @id: non-zero, unique among the leases of a queue; a processing item
+ *	with this kwq_item.owner is held by the lease.
+ *
+ * An open /dev/kwq file holds one. When it closes, kwq_lease_end() puts
+ * every key it still holds back at the head of the queue.
+ */
+struct kwq_lease {
+	u32 id;
+};
+
+/* Histogram buckets: upper bounds 10 ns .. 10 s by factors of 10, then +Inf. */
+#define KWQ_HIST_BUCKETS	KWQ_STATS_BUCKETS
+
+/**
+ * struct kwq_hist - a latency histogram (client-go's buckets)
+ * @count: observations per bucket, not cumulative; the last is +Inf.
+ * @sum_ns: sum of the observations.
+ */
+struct kwq_hist {
+	u64 count[KWQ_HIST_BUCKETS];
+	u64 sum_ns;
 };
 
 /**
@@ -59,6 +107,12 @@ struct kwq_item {
  * @waiting: items waiting for a deadline, earliest first (ties in the
  *	order they were added).
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
+ * @busy: processing items, oldest first (so the longest running is the
+ *	first).
+ * @idle: backoff-only items (failures but no state), least recently
+ *	active first; at most max_backoff_keys of them.
+ * @n_idle: length of @idle.
+ * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: length of @ready.
  * @n_processing: items with KWQ_ITEM_PROCESSING.
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
@@ -79,6 +133,15 @@ struct kwq_item {
  * @cancels: counter, see struct kwq_stats.
  * @absorbed: counter, see struct kwq_stats.
  * @waits_dropped: counter, see struct kwq_stats.
+ * @lease_requeues: counter, see struct kwq_stats.
+ * @rate_limited: counter, see struct kwq_stats.
+ * @tokens_returned: counter, see struct kwq_stats.
+ * @backoff_evictions: counter, see struct kwq_stats.
+ * @retries: counter, see struct kwq_stats.
+ * @forgets: counter, see struct kwq_stats.
+ * @queue_latency: time keys spent ready before a get.
+ * @work_duration: time from get to done.
+ * @next_lease: the id the next lease gets.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
  * @drain_wait: callers blocked in kwq_shutdown_drain().
@@ -88,10 +151,12 @@ struct kwq_item {
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
  * @max_items: limit on @n_items.
+ * @max_idle: limit on @n_idle.
  * @mode: permission bits for opens from user space.
  * @uid: owner.
  * @gid: owning group.
  * @node: link in the registry list; protected by kwq_registry_lock.
+ * @debugfs: the queue's file under /sys/kernel/debug/kwq, while registered.
  * @name: NUL-terminated name, empty for anonymous queues.
  */
 struct kwq {
@@ -100,6 +165,10 @@ struct kwq {
 	struct list_head ready;
 	struct timerqueue_head waiting;
 	ktime_t armed;
+	struct list_head busy;
+	struct list_head idle;
+	u64 n_idle;
+	struct kwq_rl rl;
 	u64 n_queued;
 	u64 n_processing;
 	u64 n_dirty_processing;
@@ -119,6 +188,15 @@ struct kwq {
 	u64 cancels;
 	u64 absorbed;
 	u64 waits_dropped;
+	u64 lease_requeues;
+	u64 rate_limited;
+	u64 tokens_returned;
+	u64 backoff_evictions;
+	u64 retries;
+	u64 forgets;
+	struct kwq_hist queue_latency;
+	struct kwq_hist work_duration;
+	u32 next_lease;
 
 	bool registered;
 	wait_queue_head_t get_wait;
@@ -129,27 +207,46 @@ struct kwq {
 	u32 policy;
 	gfp_t gfp;
 	u32 max_items;
+	u32 max_idle;
 	umode_t mode;
 	kuid_t uid;
 	kgid_t gid;
 	struct list_head node;
+	struct dentry *debugfs;
 	char name[KWQ_NAME_MAX];
 };
 
 /* Module parameters (kwq_main.c). */
 extern unsigned int kwq_max_queues;
+extern unsigned int kwq_max_queues_per_user;
 extern unsigned int kwq_max_items_per_queue;
+extern unsigned int kwq_max_backoff_keys;
 
 /* kwq_core.c */
+int kwq_core_init(void);
+void kwq_core_exit(void);
 bool kwq_key_valid(const void *key, u32 len);
 void kwq_kill(struct kwq *q);
 bool kwq_readable(struct kwq *q);
+void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease);
+void kwq_lease_end(struct kwq *q, struct kwq_lease *lease);
+int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		   struct kwq_lease *lease);
+int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
+int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
 
 /* kwq_registry.c */
 bool kwq_name_valid(const char *name);
 int kwq_registry_add(struct kwq *q);
 void kwq_registry_del(struct kwq *q);
 void kwq_registry_kill_all(void);
+u32 kwq_registry_names(char *names, u32 cap);
+
+/* kwq_debugfs.c */
+struct dentry *kwq_debugfs_add(struct kwq *q);
+void kwq_debugfs_del(struct dentry *file);
+void kwq_debugfs_init(void);
+void kwq_debugfs_exit(void);
 
 /* kwq_dev.c */
 int kwq_dev_init(void);

@@ -8,6 +8,7 @@
  * enough: lookups happen on open, not per key.
  */
 
+#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -58,9 +59,25 @@ static struct kwq *kwq_registry_find_locked(const char *name)
 	return NULL;
 }
 
+/* Whether the owner of @q, a queue made by a user program, may have another. */
+static bool kwq_user_may_add_locked(const struct kwq *q)
+{
+	const struct kwq *other;
+	unsigned int owned = 0;
+
+	if (!(q->gfp & __GFP_ACCOUNT) || capable(CAP_SYS_RESOURCE))
+		return true;
+	list_for_each_entry(other, &kwq_registry, node)
+		owned += uid_eq(other->uid, q->uid);
+	return owned < kwq_max_queues_per_user;
+}
+
 /**
  * kwq_registry_add() - publish a new queue under its name
  * @q: queue with a valid name; the registry takes a reference.
+ *
+ * Queues made by user programs also count against max_queues_per_user
+ * for their owner, unless the caller has CAP_SYS_RESOURCE.
  *
  * Return: 0, -EEXIST or -ENOSPC.
  */
@@ -71,13 +88,14 @@ int kwq_registry_add(struct kwq *q)
 	mutex_lock(&kwq_registry_lock);
 	if (kwq_registry_find_locked(q->name)) {
 		ret = -EEXIST;
-	} else if (kwq_registry_count >= kwq_max_queues) {
+	} else if (kwq_registry_count >= kwq_max_queues || !kwq_user_may_add_locked(q)) {
 		ret = -ENOSPC;
 	} else {
 		kwq_get_ref(q);
 		list_add_tail(&q->node, &kwq_registry);
 		q->registered = true;
 		kwq_registry_count++;
+		q->debugfs = kwq_debugfs_add(q);
 	}
 	mutex_unlock(&kwq_registry_lock);
 	return ret;
@@ -97,6 +115,9 @@ void kwq_registry_del(struct kwq *q)
 		list_del_init(&q->node);
 		q->registered = false;
 		kwq_registry_count--;
+		/* Before the reference goes: waits for readers of the file. */
+		kwq_debugfs_del(q->debugfs);
+		q->debugfs = NULL;
 	}
 	mutex_unlock(&kwq_registry_lock);
 	if (was_registered)
@@ -125,6 +146,29 @@ struct kwq *kwq_lookup(const char *name)
 	return q ?: ERR_PTR(-ENOENT);
 }
 EXPORT_SYMBOL_GPL(kwq_lookup);
+
+/**
+ * kwq_registry_names() - copy out the names of the named queues
+ * @names: room for @cap names of KWQ_NAME_MAX bytes each, or NULL when
+ *	@cap is 0.
+ * @cap: names @names holds.
+ *
+ * Return: the number of named queues, which may exceed @cap.
+ */
+u32 kwq_registry_names(char *names, u32 cap)
+{
+	struct kwq *q;
+	u32 n = 0;
+
+	mutex_lock(&kwq_registry_lock);
+	list_for_each_entry(q, &kwq_registry, node) {
+		if (n < cap)
+			strscpy_pad(names + (size_t)n * KWQ_NAME_MAX, q->name, KWQ_NAME_MAX);
+		n++;
+	}
+	mutex_unlock(&kwq_registry_lock);
+	return n;
+}
 
 /**
  * kwq_registry_kill_all() - destroy every named queue (module unload)

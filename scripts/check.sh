@@ -53,6 +53,8 @@ scripts/deps.sh
 step "static checks"
 scripts/lint.sh >"$out/lint.tap" || true
 count lint "$out/lint.tap"
+scripts/selftest.sh >"$out/selftest.tap" 2>&1 || true
+count checker-selftest "$out/selftest.tap"
 
 for flavour in ${KWQ_KERNELS:-stock debug}; do
 	step "$flavour kernel"
@@ -77,12 +79,13 @@ for flavour in ${KWQ_KERNELS:-stock debug}; do
 	bad=0
 	case $status in 90 | 124 | 125) bad=1 ;; esac
 	verdict "$flavour-console-clean" $bad
-	for section in $(sed -n 's/^KWQ-TAP-BEGIN \([^ ]*\).*/\1/p' "$out/$flavour.out"); do
+	sed -n 's/^KWQ-TAP-BEGIN \([^ ]*\).*/\1/p' "$out/$flavour.out" >"$out/$flavour.sections"
+	while read -r section; do
 		awk -v s="$section" '$0 == "KWQ-TAP-BEGIN " s {on=1; next}
 			$0 == "KWQ-TAP-END " s {on=0} on' "$out/$flavour.out" \
 			>"$out/$flavour-$section.tap"
 		count "$flavour/$section" "$out/$flavour-$section.tap"
-	done
+	done <"$out/$flavour.sections"
 	echo "console log: $out/$flavour-console.log"
 done
 

@@ -15,7 +15,7 @@ pkgs=(
 	# debug kernel: source and what its build needs
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils
 	# compilers and tools: modules, static (-m32) test programs, sparse
-	gcc gcc-multilib make perl sparse
+	gcc gcc-multilib make perl sparse shellcheck
 	# benchmark plots
 	gnuplot-nox
 )

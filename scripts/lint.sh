@@ -47,7 +47,9 @@ checkpatch_dir() {
 
 kernel_sources() {
 	# Not the *.mod.c files kbuild generates beside an in-tree build.
-	(cd "$top" && ls module/*.[ch] kunit/*.c uapi/linux/*.h | grep -v '\.mod\.c$')
+	(cd "$top" && for f in module/*.[ch] kunit/*.[ch] uapi/linux/*.h; do
+		[[ $f == *.mod.c ]] || echo "$f"
+	done)
 }
 
 tmp=$(mktemp -d)
@@ -100,6 +102,10 @@ result $status "sparse (C=2) reports nothing" "$tmp/out"
 status=0
 make -C "$top/userspace" O="$tmp/user" >"$tmp/out" 2>&1 || status=1
 result $status "userspace builds with -Wall -Wextra -Werror" "$tmp/out"
+
+status=0
+(cd "$top" && shellcheck -x scripts/*.sh scripts/guest/*.sh .ci/run) >"$tmp/out" 2>&1 || status=1
+result $status "shellcheck on every script" "$tmp/out"
 
 echo "1..$n"
 [[ $failed -eq 0 ]]

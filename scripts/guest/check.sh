@@ -1,3 +1,5 @@
+#!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # In the guest: load kwq, run every test that applies to this kernel,
 # unload, and check for leaks. Runs from /kwq (see scripts/vm-run.sh).
 . ./lib.sh
@@ -9,25 +11,31 @@ insmod ./kwq.ko; tap $? "insmod kwq.ko"
 [ -c /dev/kwq ]; tap $? "/dev/kwq is a character device"
 out=$(dmesg_since_mark)
 [ -z "$out" ]; tap $? "loading logs nothing"
-[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+[ -n "$out" ] && printf '%s\n' "$out" | while IFS= read -r line; do echo "#   $line"; done
 tap_end
+
+. ./observe.sh
 
 tap_program "abi-64bit" ./bin/kwq_abi_test
 tap_program "abi-32bit" ./bin/kwq_abi_test32
 
-if [ -f ./kwq_kunit.ko ]; then
-	insmod ./kwq_kunit.ko
-	for suite in /sys/kernel/debug/kunit/kwq_*; do
-		echo "KWQ-TAP-BEGIN kunit-${suite##*/}"
-		cat "$suite/results"
-		echo "KWQ-TAP-END kunit-${suite##*/}"
-	done
-	rmmod kwq_kunit
-fi
+# KUnit prints KTAP to the kernel log while the module loads. The log is
+# read from dmesg: 6.1's debugfs results keep only the last parameter of a
+# parameterised case.
+for m in kwq_kunit kwq_limiter_test; do
+	[ -f ./$m.ko ] || continue
+	dmesg_mark
+	insmod ./$m.ko
+	echo "KWQ-TAP-BEGIN kunit-$m"
+	dmesg_since_mark
+	echo "KWQ-TAP-END kunit-$m"
+	rmmod $m
+done
 
 tap_begin "unload-$(uname -r)"
 exec 3</dev/kwq
-rmmod kwq 2>/dev/null; [ $? -ne 0 ]; tap $? "rmmod is refused while /dev/kwq is open"
+if rmmod kwq 2>/dev/null; then refused=1; else refused=0; fi
+tap $refused "rmmod is refused while /dev/kwq is open"
 exec 3<&-
 rmmod kwq; tap $? "rmmod kwq after close"
 [ ! -e /dev/kwq ]; tap $? "/dev/kwq is gone"

@@ -1,6 +1,8 @@
+#!/bin/sh
+# shellcheck source-path=SCRIPTDIR
 # In the guest: a narrated tour of kwq with kwqctl.
 . ./lib.sh
-export PATH=/kwq/bin:$PATH
+export PATH="/kwq/bin:$PATH"
 
 say() { printf '\n# %s\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
@@ -23,10 +25,10 @@ run kwqctl get demo
 say "Adding a key that is being processed defers it: it runs again after done"
 run kwqctl add demo ns/web
 run kwqctl stats demo
-run kwqctl done demo ns/web
+run kwqctl "done" demo ns/web
 
 say "Done of a key that is not processing is refused (client-go would queue a duplicate)"
-run kwqctl done demo ns/web
+run kwqctl "done" demo ns/web
 run kwqctl len demo
 
 say "Workers take the keys in order; ns/web comes back once, after ns/db"
@@ -64,6 +66,22 @@ run kwqctl add-after demo 200 ns/cfg
 run kwqctl add demo ns/cfg --policy strict
 run kwqctl len demo
 run kwqctl get demo --timeout 3000 --done
+
+say "Leases: a worker killed while holding a key does not lose it"
+run kwqctl add demo ns/payment
+echo '$ kwqctl get demo --hold 60 &     # a worker takes the key, then hangs'
+kwqctl get demo --hold 60 &
+worker=$!
+sleep 1
+run kwqctl stats demo
+echo '$ kill -9 <the worker>'
+kill -9 $worker
+wait $worker 2>/dev/null
+run kwqctl stats demo
+run kwqctl get demo --done
+
+say "Batches: many keys per system call"
+run kwqctl list
 
 say "Shutdown: adds are refused, what is queued still comes out"
 run kwqctl add demo ns/last

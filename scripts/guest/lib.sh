@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared helpers for scripts run inside the test guest (busybox sh).
 # Results are TAP, grouped in sections the host counts:
 #   KWQ-TAP-BEGIN <name> ... KWQ-TAP-END <name>

@@ -95,14 +95,18 @@ enum kwq_wait_policy {
 /**
  * struct kwq_limiter - one backoff limiter (client-go's RateLimiter)
  * @type: KWQ_LIMITER_*.
- * @max_fast: FAST_SLOW: the number of attempts that get @fast_ns.
+ * @max_fast: FAST_SLOW: the number of attempts that get @fast_ns, below
+ *	524287 (where per-key failure counts saturate); 0 is valid: every
+ *	attempt gets @slow_ns.
  * @base_ns: EXPONENTIAL: the first delay (1 ns .. KWQ_DELAY_MAX_NS).
  * @max_ns: EXPONENTIAL: the cap (>= @base_ns).
  * @fast_ns: FAST_SLOW: delay of the first @max_fast attempts.
  * @slow_ns: FAST_SLOW: delay of later attempts.
  * @rate_mhz: BUCKET: tokens added per 1000 s (10/s is 10000), or
- *	KWQ_RATE_INF; must not be 0.
- * @burst: BUCKET: bucket size in tokens; the bucket starts full.
+ *	KWQ_RATE_INF; must not be 0. Delays are rounded up to whole ns.
+ * @burst: BUCKET: bucket size in tokens; the bucket starts full. 0 with a
+ *	finite rate never allows: the delay is the clamp (max_wait_ns, or
+ *	KWQ_DELAY_MAX_NS).
  * @pad: must be 0.
  *
  * Fields a type does not use must be 0.
@@ -154,6 +158,19 @@ enum kwq_done_result {
 /* Feature bits reported by KWQ_IOC_VERSION. */
 #define KWQ_FEATURE_CORE	_BITULL(0)	/* add/get/done/shutdown/drain */
 #define KWQ_FEATURE_DELAY	_BITULL(1)	/* add-after, cancel, policies */
+#define KWQ_FEATURE_LEASE	_BITULL(2)	/* keys return when their fd closes */
+#define KWQ_FEATURE_BATCH	_BITULL(3)	/* add/get/done batches, list */
+#define KWQ_FEATURE_RATELIMIT	_BITULL(4)	/* add-rate-limited, forget, num-requeues */
+#define KWQ_FEATURE_METRICS	_BITULL(5)	/* histograms and work gauges in stats */
+
+/* Flags of struct kwq_ioc_create. */
+#define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
+
+/* Most entries in one batch. */
+#define KWQ_BATCH_MAX		1024
+
+/* Flags of struct kwq_ioc_get and of a get batch. */
+#define KWQ_GET_UNLEASED	_BITUL(0)	/* key not tied to this fd */
 
 /**
  * struct kwq_ioc_version - ABI handshake (KWQ_IOC_VERSION)
@@ -177,12 +194,19 @@ struct kwq_ioc_version {
  * struct kwq_ioc_create - create a named queue and attach the fd to it
  * @name: NUL-terminated name, 1 to KWQ_NAME_MAX - 1 characters out of
  *	[A-Za-z0-9._-], not starting with '.'.
- * @flags: must be 0.
+ * @flags: KWQ_CREATE_RATELIMIT, or 0 for client-go's default controller
+ *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100).
  * @mode: permission bits (0 to 0777) checked by later opens, like SysV IPC.
  * @max_items: most keys the queue tracks at once; 0 means the module's
  *	default (module parameter max_items_per_queue), larger values are
  *	clamped to it.
  * @policy: enum kwq_wait_policy for adds of waiting keys.
+ * @max_backoff_keys: most keys kept only for their failure count; the
+ *	least recently active are forgotten first. 0 means the module's
+ *	default (max_backoff_keys), larger values are clamped to it.
+ * @pad: must be 0.
+ * @ratelimit: with KWQ_CREATE_RATELIMIT, the limiter of add-rate-limited
+ *	(-EINVAL if invalid); otherwise must be all 0.
  * @reserved: must be 0.
  */
 struct kwq_ioc_create {
@@ -191,6 +215,9 @@ struct kwq_ioc_create {
 	__u32 mode;
 	__u32 max_items;
 	__u32 policy;
+	__u32 max_backoff_keys;
+	__u32 pad;
+	struct kwq_ratelimit ratelimit;
 	__u64 reserved[4];
 };
 
@@ -214,8 +241,10 @@ struct kwq_ioc_open {
  * @key_len: key length, 1 to KWQ_KEY_MAX.
  * @flags: add: an enum kwq_wait_policy in KWQ_ADD_POLICY_MASK, overriding
  *	the queue's; other commands: must be 0.
- * @result: out: enum kwq_add_result (add), enum kwq_done_result (done),
- *	or 1 if a waiting entry was removed, 0 if there was none (cancel).
+ * @result: out: enum kwq_add_result (add, add-rate-limited), enum
+ *	kwq_done_result (done), 1 if a waiting entry was removed or 0 (cancel),
+ *	1 if the key had failures or 0 (forget), the failure count
+ *	(num-requeues).
  * @pad: must be 0.
  * @reserved: must be 0.
  */
@@ -262,7 +291,10 @@ struct kwq_ioc_add_after {
  *	KWQ_DEADLINE_NOWAIT fails with -EAGAIN instead of blocking,
  *	KWQ_DEADLINE_FOREVER waits until a key comes or the queue shuts down.
  *	A file opened with O_NONBLOCK never blocks.
- * @flags: must be 0.
+ * @flags: KWQ_GET_UNLEASED, or 0. By default the key is leased to the
+ *	file: only this file (or the kernel) may call done for it, and if the
+ *	file is closed first the key goes back to the head of the queue. An
+ *	unleased key stays processing until anyone calls done.
  * @pad: must be 0.
  * @reserved: must be 0.
  */
@@ -271,6 +303,67 @@ struct kwq_ioc_get {
 	__u32 key_cap;
 	__u32 key_len;
 	__u64 deadline_ns;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_batch_entry - one key of a batch
+ * @key_ptr: user address of the key (add, done) or of a buffer (get).
+ * @key_len: add, done: the key length; get: in: the buffer size, out: the
+ *	key length.
+ * @result: out: add: enum kwq_add_result; done: enum kwq_done_result;
+ *	get: 0.
+ */
+struct kwq_batch_entry {
+	__u64 key_ptr;
+	__u32 key_len;
+	__u32 result;
+};
+
+/**
+ * struct kwq_ioc_batch - many keys in one call
+ * @entries_ptr: user address of an array of struct kwq_batch_entry.
+ * @count: entries in the array, 1 to KWQ_BATCH_MAX.
+ * @completed: out: how many entries, from the first, were carried out.
+ *	Entries are handled in order and the batch stops at the first that
+ *	fails: if none was carried out the call fails with that entry's
+ *	error; otherwise it succeeds with @completed < @count, and the caller
+ *	resubmits the rest to see the error. A get batch also stops when no
+ *	key is ready. Nothing is lost: a key whose copy to user space fails
+ *	is put back at the head of the queue.
+ * @flags: get: KWQ_GET_UNLEASED or 0; add: a policy as in struct
+ *	kwq_ioc_key; done: 0.
+ * @pad: must be 0.
+ * @deadline_ns: get: how long to wait for the first key, as in struct
+ *	kwq_ioc_get; the others are taken only if ready. Add, done: 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_batch {
+	__u64 entries_ptr;
+	__u32 count;
+	__u32 completed;
+	__u32 flags;
+	__u32 pad;
+	__u64 deadline_ns;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_list - names of the named queues (KWQ_IOC_LIST)
+ * @names_ptr: user address of @capacity names of KWQ_NAME_MAX bytes each.
+ * @capacity: names the array holds (0 to ask for the count only).
+ * @count: out: named queues that exist; min(@count, @capacity) names
+ *	were written, NUL-padded.
+ * @flags: must be 0.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ */
+struct kwq_ioc_list {
+	__u64 names_ptr;
+	__u32 capacity;
+	__u32 count;
 	__u32 flags;
 	__u32 pad;
 	__u64 reserved[2];
@@ -289,6 +382,13 @@ struct kwq_ioc_drain {
 	__u32 flags;
 	__u32 pad;
 };
+
+/*
+ * Histogram buckets of struct kwq_stats: counts of observations up to
+ * 10 ns, 100 ns, ... 10 s (client-go's ExponentialBuckets(10e-9, 10, 10)),
+ * and above 10 s. Not cumulative.
+ */
+#define KWQ_STATS_BUCKETS	11
 
 /* Bits of kwq_stats.state. */
 #define KWQ_STATE_SHUTTING_DOWN	_BITUL(0)
@@ -319,6 +419,25 @@ struct kwq_ioc_drain {
  * @cancels: waiting entries removed by cancel.
  * @absorbed: adds absorbed by a waiting entry (strict policy).
  * @waits_dropped: waiting entries dropped by shutdown or the promote policy.
+ * @lease_requeues: keys put back because the file holding them closed.
+ * @backoff_keys: keys kept only for their failure count (no other state).
+ * @rate_limited: add-rate-limited calls that reached the limiter.
+ * @tokens_returned: add-rate-limited calls that scheduled nothing new and
+ *	gave their bucket tokens back.
+ * @backoff_evictions: backoff-only keys forgotten to respect the
+ *	max_backoff_keys bound or to make room for new keys.
+ * @retries: add-after calls with a delay and add-rate-limited calls
+ *	(client-go's retries).
+ * @forgets: forget calls that cleared a failure count.
+ * @unfinished_work_ns: sum over the keys being processed of how long each
+ *	has been (client-go's unfinished_work_seconds), computed now.
+ * @longest_running_ns: how long the oldest key being processed has been.
+ * @queue_latency: how long keys were ready before a get handed them out,
+ *	per bucket (see KWQ_STATS_BUCKETS). Time a key spends waiting for a
+ *	deadline or being processed while dirty is not included.
+ * @queue_latency_sum_ns: sum of those times.
+ * @work_duration: time from get to done, per bucket.
+ * @work_duration_sum_ns: sum of those times.
  */
 struct kwq_stats {
 	__u32 size;
@@ -339,6 +458,19 @@ struct kwq_stats {
 	__u64 cancels;
 	__u64 absorbed;
 	__u64 waits_dropped;
+	__u64 lease_requeues;
+	__u64 backoff_keys;
+	__u64 rate_limited;
+	__u64 tokens_returned;
+	__u64 backoff_evictions;
+	__u64 retries;
+	__u64 forgets;
+	__u64 unfinished_work_ns;
+	__u64 longest_running_ns;
+	__u64 queue_latency[KWQ_STATS_BUCKETS];
+	__u64 queue_latency_sum_ns;
+	__u64 work_duration[KWQ_STATS_BUCKETS];
+	__u64 work_duration_sum_ns;
 };
 
 #define KWQ_IOC_MAGIC		0xE8
@@ -347,11 +479,18 @@ struct kwq_stats {
 #define KWQ_IOC_CREATE		_IOW(KWQ_IOC_MAGIC, 0x01, struct kwq_ioc_create)
 #define KWQ_IOC_OPEN		_IOW(KWQ_IOC_MAGIC, 0x02, struct kwq_ioc_open)
 #define KWQ_IOC_DESTROY		_IO(KWQ_IOC_MAGIC, 0x03)
+#define KWQ_IOC_LIST		_IOWR(KWQ_IOC_MAGIC, 0x04, struct kwq_ioc_list)
 #define KWQ_IOC_ADD		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_ioc_key)
 #define KWQ_IOC_GET		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_ioc_get)
 #define KWQ_IOC_DONE		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_ioc_key)
 #define KWQ_IOC_ADD_AFTER	_IOWR(KWQ_IOC_MAGIC, 0x13, struct kwq_ioc_add_after)
 #define KWQ_IOC_CANCEL		_IOWR(KWQ_IOC_MAGIC, 0x14, struct kwq_ioc_key)
+#define KWQ_IOC_ADD_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x18, struct kwq_ioc_batch)
+#define KWQ_IOC_GET_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x19, struct kwq_ioc_batch)
+#define KWQ_IOC_DONE_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x1a, struct kwq_ioc_batch)
+#define KWQ_IOC_ADD_RATE_LIMITED _IOWR(KWQ_IOC_MAGIC, 0x15, struct kwq_ioc_key)
+#define KWQ_IOC_FORGET		_IOWR(KWQ_IOC_MAGIC, 0x16, struct kwq_ioc_key)
+#define KWQ_IOC_NUM_REQUEUES	_IOWR(KWQ_IOC_MAGIC, 0x17, struct kwq_ioc_key)
 #define KWQ_IOC_SHUTDOWN	_IO(KWQ_IOC_MAGIC, 0x20)
 #define KWQ_IOC_DRAIN		_IOW(KWQ_IOC_MAGIC, 0x21, struct kwq_ioc_drain)
 #define KWQ_IOC_STATS		_IOWR(KWQ_IOC_MAGIC, 0x30, struct kwq_stats)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kwqctl.h"
 #include "libkwq.h"
 
 #define EXIT_USAGE	2
@@ -33,9 +34,21 @@ static const char usage_text[] =
 "  add-after NAME MS KEY... [--replace]\n"
 "                               add keys once MS milliseconds have passed\n"
 "  cancel NAME KEY...           remove the keys' waiting entries\n"
-"  get NAME [--timeout MS] [--done]\n"
+"  retry NAME KEY...            add-rate-limited: add after the key's backoff\n"
+"  forget NAME KEY...           clear the keys' failure counts\n"
+"  requeues NAME KEY...         print the keys' failure counts\n"
+"  get NAME [--timeout MS] [--done | --hold S]\n"
 "                               take one key and print it (timeout: wait\n"
-"                               up to MS ms, -1 forever; default 0)\n"
+"                               up to MS ms, -1 forever; default 0).\n"
+"                               --done: and finish it; --hold: keep it\n"
+"                               leased for S seconds, then exit without\n"
+"                               done (it goes back to the queue); neither:\n"
+"                               leave it processing for a later done\n"
+"  list                         names of all queues\n"
+"  metrics [NAME...]            statistics in the Prometheus text format\n"
+"                               (client-go's workqueue_* names, kwq_* extras)\n"
+"  top [--interval MS] [--count N]\n"
+"                               a refreshing table of all queues\n"
 "  done NAME KEY                end the processing of KEY\n"
 "  len NAME                     print the number of keys ready\n"
 "  stats NAME                   print the queue's counters\n"
@@ -87,6 +100,7 @@ struct opts {
 	unsigned int policy;
 	int replace;
 	int flush;
+	long hold_s;
 };
 
 static int parse_policy(const char *s, unsigned int *policy)
@@ -113,6 +127,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "replace", no_argument, NULL, 'r' },
 		{ "flush", no_argument, NULL, 'f' },
+		{ "hold", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -125,8 +140,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->policy = 0;
 	o->replace = 0;
 	o->flush = 0;
+	o->hold_s = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfH:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
@@ -153,6 +169,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'f':
 			o->flush = 1;
 			break;
+		case 'H':
+			if (parse_long(optarg, &o->hold_s) || o->hold_s < 0)
+				return -EINVAL;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -178,6 +198,46 @@ static int cmd_version(void)
 }
 
 /* Add now (@delay_ms < 0) or after @delay_ms. */
+/* retry, forget, requeues: one line per key. */
+static int cmd_backoff(int fd, const char *name, const char *cmd, int nkeys, char **keys)
+{
+	int i, r, status = 0;
+
+	for (i = 0; i < nkeys; i++) {
+		size_t len = strlen(keys[i]);
+
+		if (!strcmp(cmd, "retry")) {
+			r = kwq_add_rate_limited(fd, keys[i], len);
+			if (r >= 0)
+				printf("%s: %s (failures %d)\n", keys[i], kwq_add_result_name(r),
+				       kwq_num_requeues(fd, keys[i], len));
+		} else if (!strcmp(cmd, "forget")) {
+			r = kwq_forget(fd, keys[i], len);
+			if (r >= 0)
+				printf("%s: %s\n", keys[i], r ? "forgotten" : "had no failures");
+		} else {
+			r = kwq_num_requeues(fd, keys[i], len);
+			if (r >= 0)
+				printf("%s: %d\n", keys[i], r);
+		}
+		if (r < 0)
+			status = fail(cmd, name, r);
+	}
+	return status;
+}
+
+static int cmd_list(void)
+{
+	static char names[1024][KWQ_NAME_MAX];
+	int i, n = kwq_list(names, 1024);
+
+	if (n < 0)
+		return fail("list", "queues", n);
+	for (i = 0; i < n && i < 1024; i++)
+		printf("%s\n", names[i]);
+	return 0;
+}
+
 static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_ms,
 		   const struct opts *o)
 {
@@ -202,7 +262,9 @@ static int cmd_get(int fd, const char *name, const struct opts *o)
 {
 	char key[KWQ_KEY_MAX + 1];
 	size_t len = 0;
-	int ret = kwq_get(fd, key, KWQ_KEY_MAX, &len, timeout_ns(o->timeout_ms));
+	/* A key kept past exit must not be leased to this short-lived fd. */
+	unsigned int flags = o->done || o->hold_s >= 0 ? 0 : KWQ_GET_UNLEASED;
+	int ret = kwq_get_flags(fd, key, KWQ_KEY_MAX, &len, timeout_ns(o->timeout_ms), flags);
 
 	if (ret == -EAGAIN || ret == -ETIMEDOUT || ret == -ESHUTDOWN) {
 		fprintf(stderr, "kwqctl: get from %s: %s\n", name,
@@ -213,6 +275,11 @@ static int cmd_get(int fd, const char *name, const struct opts *o)
 		return fail("get from", name, ret);
 	key[len] = '\0';
 	printf("%s\n", key);
+	fflush(stdout);
+	if (o->hold_s >= 0) {
+		sleep((unsigned int)o->hold_s);
+		return 0;
+	}
 	if (o->done) {
 		ret = kwq_done(fd, key, len);
 		if (ret < 0)
@@ -235,9 +302,13 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	       (unsigned long long)st->adds, (unsigned long long)st->dedups,
 	       (unsigned long long)st->gets, (unsigned long long)st->dones,
 	       (unsigned long long)st->requeues, (unsigned long long)st->refused);
-	printf("  fired %llu  cancels %llu  absorbed %llu  waits-dropped %llu\n",
+	printf("  fired %llu  cancels %llu  absorbed %llu  waits-dropped %llu  lease-requeues %llu\n",
 	       (unsigned long long)st->fired, (unsigned long long)st->cancels,
-	       (unsigned long long)st->absorbed, (unsigned long long)st->waits_dropped);
+	       (unsigned long long)st->absorbed, (unsigned long long)st->waits_dropped,
+	       (unsigned long long)st->lease_requeues);
+	printf("  rate-limited %llu  tokens-returned %llu  backoff-keys %llu  backoff-evictions %llu\n",
+	       (unsigned long long)st->rate_limited, (unsigned long long)st->tokens_returned,
+	       (unsigned long long)st->backoff_keys, (unsigned long long)st->backoff_evictions);
 }
 
 /* Commands that work on an existing queue. */
@@ -259,6 +330,8 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 			ret = usage();
 		else
 			ret = cmd_add(fd, name, argc - 1, argv + 1, delay, o);
+	} else if (!strcmp(cmd, "retry") || !strcmp(cmd, "forget") || !strcmp(cmd, "requeues")) {
+		ret = argc > 0 ? cmd_backoff(fd, name, cmd, argc, argv) : usage();
 	} else if (!strcmp(cmd, "cancel")) {
 		int i, r;
 
@@ -322,6 +395,15 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (!strcmp(cmd, "version"))
 		return cmd_version();
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+	if (!strcmp(cmd, "metrics"))
+		return kwqctl_metrics(argc - 2, argv + 2);
+	if (!strcmp(cmd, "top")) {
+		int r = kwqctl_top(argc - 2, argv + 2);
+
+		return r == 2 ? usage() : r;
+	}
 	if (argc < 3)
 		return usage();
 	name = argv[2];

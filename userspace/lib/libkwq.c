@@ -151,6 +151,21 @@ int kwq_cancel(int fd, const void *key, size_t len)
 	return kwq_key_op(fd, KWQ_IOC_CANCEL, key, len, 0);
 }
 
+int kwq_add_rate_limited(int fd, const void *key, size_t len)
+{
+	return kwq_key_op(fd, KWQ_IOC_ADD_RATE_LIMITED, key, len, 0);
+}
+
+int kwq_forget(int fd, const void *key, size_t len)
+{
+	return kwq_key_op(fd, KWQ_IOC_FORGET, key, len, 0);
+}
+
+int kwq_num_requeues(int fd, const void *key, size_t len)
+{
+	return kwq_key_op(fd, KWQ_IOC_NUM_REQUEUES, key, len, 0);
+}
+
 int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags)
 {
 	struct kwq_ioc_add_after a;
@@ -169,10 +184,17 @@ int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigne
 
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
 {
+	return kwq_get_flags(fd, buf, cap, len, timeout_ns, 0);
+}
+
+int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
+		  unsigned int flags)
+{
 	struct kwq_ioc_get g;
 	int ret;
 
 	memset(&g, 0, sizeof(g));
+	g.flags = flags;
 	g.key_ptr = (uintptr_t)buf;
 	g.key_cap = cap > KWQ_KEY_MAX ? KWQ_KEY_MAX : (uint32_t)cap;
 	g.deadline_ns = kwq_deadline(timeout_ns);
@@ -180,6 +202,53 @@ int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
 	if ((!ret || ret == -EMSGSIZE) && len)
 		*len = g.key_len;
 	return ret;
+}
+
+static int kwq_batch(int fd, unsigned long cmd, struct kwq_batch_entry *e, unsigned int n,
+		     uint64_t deadline, unsigned int flags)
+{
+	struct kwq_ioc_batch b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.entries_ptr = (uintptr_t)e;
+	b.count = n;
+	b.flags = flags;
+	b.deadline_ns = deadline;
+	ret = kwq_ioctl(fd, cmd, &b);
+	return ret ? ret : (int)b.completed;
+}
+
+int kwq_add_batch(int fd, struct kwq_batch_entry *e, unsigned int n, unsigned int policy)
+{
+	return kwq_batch(fd, KWQ_IOC_ADD_BATCH, e, n, 0, policy);
+}
+
+int kwq_get_batch(int fd, struct kwq_batch_entry *e, unsigned int n, int64_t timeout_ns,
+		  unsigned int flags)
+{
+	return kwq_batch(fd, KWQ_IOC_GET_BATCH, e, n, kwq_deadline(timeout_ns), flags);
+}
+
+int kwq_done_batch(int fd, struct kwq_batch_entry *e, unsigned int n)
+{
+	return kwq_batch(fd, KWQ_IOC_DONE_BATCH, e, n, 0, 0);
+}
+
+int kwq_list(char (*names)[KWQ_NAME_MAX], unsigned int cap)
+{
+	struct kwq_ioc_list l;
+	int fd = kwq_open_dev(O_RDONLY);
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	memset(&l, 0, sizeof(l));
+	l.names_ptr = (uintptr_t)names;
+	l.capacity = cap;
+	ret = kwq_ioctl(fd, KWQ_IOC_LIST, &l);
+	close(fd);
+	return ret ? ret : (int)l.count;
 }
 
 int kwq_stats(int fd, struct kwq_stats *st)

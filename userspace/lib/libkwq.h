@@ -40,12 +40,34 @@ int kwq_add_policy(int fd, const void *key, size_t len, unsigned int policy);
 int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags);
 /* Remove the key's waiting entry: 1 if there was one, 0 if not. */
 int kwq_cancel(int fd, const void *key, size_t len);
+/* Add after the delay the queue's limiter gives (client-go AddRateLimited). */
+int kwq_add_rate_limited(int fd, const void *key, size_t len);
+/* Clear the key's failure count: 1 if it had one, 0 if not. */
+int kwq_forget(int fd, const void *key, size_t len);
+/* The key's failure count (client-go NumRequeues). */
+int kwq_num_requeues(int fd, const void *key, size_t len);
 /* Waits up to @timeout_ns (< 0: forever, 0: not at all). On success the
  * key is in @buf and its length in *@len. -EMSGSIZE sets *@len to the
  * size needed. */
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns);
+/* kwq_get with KWQ_GET_* @flags: KWQ_GET_UNLEASED leaves the key
+ * processing when this fd closes, instead of putting it back. */
+int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
+		  unsigned int flags);
 /* Returns an enum kwq_done_result (>= 0). */
 int kwq_done(int fd, const void *key, size_t len);
+
+/* Batches of up to KWQ_BATCH_MAX entries (struct kwq_batch_entry). Each
+ * returns the number of entries carried out (>= 1), stopping at the first
+ * that fails, or a negative errno if the first one failed. The get batch
+ * waits up to @timeout_ns for the first key only; key_len is the buffer
+ * size in and the key length out. */
+int kwq_add_batch(int fd, struct kwq_batch_entry *e, unsigned int n, unsigned int policy);
+int kwq_get_batch(int fd, struct kwq_batch_entry *e, unsigned int n, int64_t timeout_ns,
+		  unsigned int flags);
+int kwq_done_batch(int fd, struct kwq_batch_entry *e, unsigned int n);
+/* Names of named queues into @names (@cap of them); returns how many exist. */
+int kwq_list(char (*names)[KWQ_NAME_MAX], unsigned int cap);
 
 /* Keys ready for get (client-go's Len), or a negative errno. */
 int64_t kwq_len(int fd);

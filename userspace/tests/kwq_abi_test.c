@@ -22,13 +22,16 @@
 
 /* The ABI structs must have one layout for 32- and 64-bit callers. */
 _Static_assert(sizeof(struct kwq_ioc_version) == 56, "kwq_ioc_version layout");
-_Static_assert(sizeof(struct kwq_ioc_create) == 112, "kwq_ioc_create layout");
+_Static_assert(sizeof(struct kwq_ioc_create) == 376, "kwq_ioc_create layout");
 _Static_assert(sizeof(struct kwq_ioc_open) == 88, "kwq_ioc_open layout");
 _Static_assert(sizeof(struct kwq_ioc_key) == 40, "kwq_ioc_key layout");
 _Static_assert(sizeof(struct kwq_ioc_get) == 48, "kwq_ioc_get layout");
 _Static_assert(sizeof(struct kwq_ioc_drain) == 16, "kwq_ioc_drain layout");
 _Static_assert(sizeof(struct kwq_ioc_add_after) == 48, "kwq_ioc_add_after layout");
-_Static_assert(sizeof(struct kwq_stats) == 136, "kwq_stats layout");
+_Static_assert(sizeof(struct kwq_stats) == 400, "kwq_stats layout");
+_Static_assert(sizeof(struct kwq_batch_entry) == 16, "kwq_batch_entry layout");
+_Static_assert(sizeof(struct kwq_ioc_batch) == 48, "kwq_ioc_batch layout");
+_Static_assert(sizeof(struct kwq_ioc_list) == 40, "kwq_ioc_list layout");
 _Static_assert(sizeof(struct kwq_limiter) == 56, "kwq_limiter layout");
 _Static_assert(sizeof(struct kwq_ratelimit) == 256, "kwq_ratelimit layout");
 _Static_assert(__alignof__(struct kwq_ioc_key) == 8 || sizeof(void *) == 4,
@@ -148,7 +151,7 @@ static void test_create_validation(void)
 	CREATE_EXPECT(strcpy((char *)c.name, ".x"), -EINVAL, "create: leading dot -> EINVAL");
 	CREATE_EXPECT(memset(c.name, 'x', KWQ_NAME_MAX), -EINVAL,
 		      "create: unterminated name -> EINVAL");
-	CREATE_EXPECT(c.flags = 1, -EINVAL, "create: unknown flag -> EINVAL");
+	CREATE_EXPECT(c.flags = 1U << 7, -EINVAL, "create: unknown flag -> EINVAL");
 	CREATE_EXPECT(c.policy = 4, -EINVAL, "create: unknown policy -> EINVAL");
 	CREATE_EXPECT(c.mode = 01000, -EINVAL, "create: mode beyond 0777 -> EINVAL");
 	CREATE_EXPECT(c.reserved[0] = 1, -EINVAL, "create: reserved != 0 -> EINVAL");
@@ -190,7 +193,8 @@ static void test_open_and_share(void)
 	is(add_s(prod, "ns/a"), KWQ_ADD_QUEUED, "add on producer fd");
 	is(kwq_len(cons), 1, "consumer fd sees the key");
 	is(get_is(cons, "ns/a"), 0, "consumer gets it");
-	is(done_s(prod, "ns/a"), KWQ_DONE_FINISHED, "done through either fd");
+	is(done_s(prod, "ns/a"), -EPERM, "the key is leased to the consumer's fd");
+	is(done_s(cons, "ns/a"), KWQ_DONE_FINISHED, "done through the consumer's fd");
 	kwq_destroy(prod);
 	is(add_s(cons, "x"), -EIDRM, "other fd after destroy -> EIDRM");
 	is(kwq_get(cons, NULL, 0, NULL, -1), -EIDRM, "blocking get after destroy -> EIDRM");
@@ -353,7 +357,9 @@ static void test_shutdown_and_drain(void)
 
 	add_s(fd, "a");
 	add_s(fd, "b");
-	is(get_is(fd, "a"), 0, "take a before draining");
+	/* Unleased: the child process finishes it. */
+	is(kwq_get_flags(fd, buf, sizeof(buf), NULL, 0, KWQ_GET_UNLEASED), 0,
+	   "take a before draining");
 	pid = fork();
 	if (pid == 0) {
 		int c = kwq_open("abi-drain", O_RDWR);
@@ -518,6 +524,271 @@ static void test_delays(void)
 	close(fd);
 }
 
+static void test_rate_limited(void)
+{
+	struct kwq_ioc_create c;
+	char buf[8];
+	int fd, bad;
+
+	uint64_t t0;
+
+	/* An exponential limiter from 100 ms: long enough to observe. */
+	memset(&c, 0, sizeof(c));
+	strcpy((char *)c.name, "abi-rl");
+	c.mode = 0600;
+	c.flags = KWQ_CREATE_RATELIMIT;
+	c.ratelimit.count = 1;
+	c.ratelimit.limiters[0].type = KWQ_LIMITER_EXPONENTIAL;
+	c.ratelimit.limiters[0].base_ns = 100000000;
+	c.ratelimit.limiters[0].max_ns = 1000000000;
+	fd = kwq_create_ex(&c);
+	t0 = now_ns();
+	is(kwq_add_rate_limited(fd, "k", 1), KWQ_ADD_WAITING, "add-rate-limited: waiting");
+	is(kwq_add_rate_limited(fd, "k", 1), KWQ_ADD_WAIT_KEPT, "again: earlier deadline kept");
+	is(kwq_num_requeues(fd, "k", 1), 2, "num-requeues counts both");
+	is(kwq_num_requeues(fd, "zz", 2), 0, "num-requeues of an unknown key is 0");
+	is(kwq_get(fd, buf, sizeof(buf), NULL, 5000000000LL), 0, "handed out after its backoff");
+	ok(now_ns() - t0 >= 100000000, "and not before it");
+	is(done_s(fd, "k"), KWQ_DONE_FINISHED, "done keeps the failures");
+	is(kwq_forget(fd, "k", 1), 1, "forget: it had failures");
+	is(kwq_forget(fd, "k", 1), 0, "forget again: nothing to forget");
+	is(kwq_num_requeues(fd, "k", 1), 0, "num-requeues after forget");
+	kwq_destroy(fd);
+	close(fd);
+
+	/* A bucket of 2 at 10/s. */
+	memset(&c, 0, sizeof(c));
+	strcpy((char *)c.name, "abi-rl2");
+	c.mode = 0600;
+	c.flags = KWQ_CREATE_RATELIMIT;
+	c.ratelimit.count = 1;
+	c.ratelimit.limiters[0].type = KWQ_LIMITER_BUCKET;
+	c.ratelimit.limiters[0].rate_mhz = 10000;
+	c.ratelimit.limiters[0].burst = 2;
+	fd = kwq_create_ex(&c);
+	ok(fd >= 0, "create with a token bucket limiter");
+	bad = kwq_add_rate_limited(fd, "a", 1) != KWQ_ADD_QUEUED;
+	bad |= kwq_add_rate_limited(fd, "b", 1) != KWQ_ADD_QUEUED;
+	is(bad, 0, "the burst passes at once");
+	is(kwq_add_rate_limited(fd, "c", 1), KWQ_ADD_WAITING, "then keys wait for tokens");
+	is(stats_of(fd).rate_limited, 3, "stats: rate-limited calls");
+	kwq_destroy(fd);
+	close(fd);
+
+	c.ratelimit.limiters[0].rate_mhz = 0;
+	is(kwq_create_ex(&c), -EINVAL, "create: bucket with rate 0 -> EINVAL");
+	c.ratelimit.limiters[0].rate_mhz = 10000;
+	c.flags = 0;
+	is(kwq_create_ex(&c), -EINVAL, "create: limiter given without the flag -> EINVAL");
+	memset(&c.ratelimit, 0, sizeof(c.ratelimit));
+	c.pad = 1;
+	is(kwq_create_ex(&c), -EINVAL, "create: pad != 0 -> EINVAL");
+	is(kwq_open("abi-rl2", O_RDWR), -ENOENT, "no queue left behind by the failures");
+}
+
+/* A consumer's keys come back when its fd closes, however it ended. */
+static void test_leases(void)
+{
+	int fd = kwq_create("abi-lease", 0600, 0), other, status;
+	char buf[16];
+	size_t len;
+	pid_t pid;
+	int pipefd[2];
+
+	add_s(fd, "l1");
+	add_s(fd, "l2");
+	add_s(fd, "l3");
+	/* A consumer takes two keys and is killed while holding them. */
+	if (pipe(pipefd))
+		pipefd[0] = pipefd[1] = -1;
+	pid = fork();
+	if (pid == 0) {
+		int c = kwq_open("abi-lease", O_RDWR);
+
+		kwq_get(c, buf, sizeof(buf), &len, 0);
+		kwq_get(c, buf, sizeof(buf), &len, 0);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ok(read(pipefd[0], buf, 1) == 1, "consumer took two keys");
+	is(stats_of(fd).processing, 2, "two keys processing while it runs");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status), "consumer was killed");
+	is(stats_of(fd).processing, 0, "its keys are no longer processing");
+	is(stats_of(fd).lease_requeues, 2, "stats: two lease requeues");
+	is(get_is(fd, "l1"), 0, "first returned key comes out first");
+	is(get_is(fd, "l2"), 0, "then the second");
+	is(get_is(fd, "l3"), 0, "then the rest");
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	/* Another fd may not finish a key leased to this one. */
+	other = kwq_open("abi-lease", O_RDWR);
+	is(done_s(other, "l1"), -EPERM, "done from another fd -> EPERM");
+	is(done_s(fd, "l1"), KWQ_DONE_FINISHED, "done from the owner");
+	/* An unleased key may be finished by anyone and survives close. */
+	add_s(fd, "u");
+	is(kwq_get_flags(other, buf, sizeof(buf), &len, 0, KWQ_GET_UNLEASED), 0,
+	   "unleased get");
+	close(other);
+	is(stats_of(fd).processing, 3, "unleased key still processing after close");
+	is(done_s(fd, "u"), KWQ_DONE_FINISHED, "unleased key done from another fd");
+	done_s(fd, "l2");
+	done_s(fd, "l3");
+
+	/* A consumer that exits normally without done returns its key too. */
+	add_s(fd, "e");
+	pid = fork();
+	if (pid == 0) {
+		int c = kwq_open("abi-lease", O_RDWR);
+
+		_exit(kwq_get(c, buf, sizeof(buf), &len, 0) == 0 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0, "child took a key and exited");
+	is(get_is(fd, "e"), 0, "key of an exited consumer handed out again");
+	done_s(fd, "e");
+	is(stats_of(fd).items, 0, "nothing left");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_batches(void)
+{
+	enum { N = 100 };
+	int fd = kwq_create("abi-batch", 0600, 0);
+	struct kwq_batch_entry e[N + 1];
+	char keys[N][16], bufs[N][16];
+	struct kwq_ioc_batch b;
+	struct kwq_stats st;
+	int i, bad;
+
+	for (i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "b%d", i);
+		e[i].key_ptr = (uintptr_t)keys[i];
+		e[i].key_len = strlen(keys[i]);
+		e[i].result = 99;
+	}
+	is(kwq_add_batch(fd, e, N, 0), N, "add batch: all carried out");
+	for (bad = 0, i = 0; i < N; i++)
+		bad += e[i].result != KWQ_ADD_QUEUED;
+	is(bad, 0, "add batch: every result is queued");
+	is(kwq_add_batch(fd, e, 2, 0), 2, "add batch again");
+	ok(e[0].result == KWQ_ADD_DUPLICATE && e[1].result == KWQ_ADD_DUPLICATE,
+	   "add batch: duplicates reported");
+	is(kwq_len(fd), N, "len after batch");
+
+	for (i = 0; i < N; i++) {
+		e[i].key_ptr = (uintptr_t)bufs[i];
+		e[i].key_len = sizeof(bufs[i]);
+	}
+	is(kwq_get_batch(fd, e, 10, 0, 0), 10, "get batch of 10");
+	for (bad = 0, i = 0; i < 10; i++)
+		bad += e[i].key_len != strlen(keys[i]) || memcmp(bufs[i], keys[i], e[i].key_len);
+	is(bad, 0, "get batch: keys in FIFO order");
+	is(kwq_get_batch(fd, e + 10, N, 0, 0), N - 10, "get batch stops when nothing is ready");
+	is(kwq_get_batch(fd, e, 5, 0, 0), -EAGAIN, "get batch on an empty queue -> EAGAIN");
+
+	for (i = 0; i < N; i++)
+		e[i].key_ptr = (uintptr_t)keys[i];
+	for (i = 0; i < N; i++)
+		e[i].key_len = strlen(keys[i]);
+	/* A bad key pointer in the middle: the entries before it are done. */
+	e[50].key_ptr = 8;
+	is(kwq_done_batch(fd, e, N), 50, "done batch stops at the bad entry");
+	is(kwq_done_batch(fd, e + 50, N - 50), -EFAULT, "resubmitting it shows the error");
+	e[50].key_ptr = (uintptr_t)keys[50];
+	is(kwq_done_batch(fd, e + 50, N - 50), N - 50, "the rest after fixing it");
+	st = stats_of(fd);
+	is(st.dones, N, "every key done exactly once");
+	is(st.items, 0, "nothing left");
+
+	/* Get batch into a bad buffer: the key goes back, nothing lost. */
+	add_s(fd, "g1");
+	add_s(fd, "g2");
+	e[0].key_ptr = (uintptr_t)bufs[0];
+	e[0].key_len = sizeof(bufs[0]);
+	e[1].key_ptr = 8;
+	e[1].key_len = sizeof(bufs[1]);
+	is(kwq_get_batch(fd, e, 2, 0, 0), 1, "get batch: second buffer faults");
+	st = stats_of(fd);
+	ok(st.queued == 1 && st.processing == 1, "the faulted key is queued again");
+	is(get_is(fd, "g2"), 0, "and comes out next");
+
+	memset(&b, 0, sizeof(b));
+	b.entries_ptr = (uintptr_t)e;
+	b.count = 0;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_BATCH, &b), -EINVAL, "batch of 0 -> EINVAL");
+	b.count = KWQ_BATCH_MAX + 1;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_BATCH, &b), -EINVAL, "batch too large -> EINVAL");
+	b.count = 1;
+	b.deadline_ns = 5;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_BATCH, &b), -EINVAL, "add batch with a deadline -> EINVAL");
+	b.deadline_ns = 0;
+	b.flags = KWQ_GET_UNLEASED << 4;
+	is(raw_ioctl(fd, KWQ_IOC_GET_BATCH, &b), -EINVAL, "get batch unknown flag -> EINVAL");
+	b.flags = 0;
+	b.reserved[1] = 1;
+	is(raw_ioctl(fd, KWQ_IOC_DONE_BATCH, &b), -EINVAL, "batch reserved != 0 -> EINVAL");
+	b.reserved[1] = 0;
+	b.entries_ptr = 8;
+	is(raw_ioctl(fd, KWQ_IOC_ADD_BATCH, &b), -EFAULT, "batch bad array -> EFAULT");
+	kwq_destroy(fd);
+	close(fd);
+}
+
+static void test_list_and_limits(void)
+{
+	char names[8][KWQ_NAME_MAX];
+	int a = kwq_create("abi-list-a", 0600, 0), b = kwq_create("abi-list-b", 0600, 0);
+	int i, n, found = 0, status = -1;
+	pid_t pid;
+
+	n = kwq_list(names, 8);
+	for (i = 0; i < n && i < 8; i++)
+		found += !strcmp(names[i], "abi-list-a") || !strcmp(names[i], "abi-list-b");
+	is(found, 2, "list shows both queues");
+	is(kwq_list(NULL, 0), n, "list with no room reports the count");
+	kwq_destroy(a);
+	kwq_destroy(b);
+	close(a);
+	close(b);
+
+	/* An unprivileged user may own max_queues_per_user (64) queues. */
+	pid = fork();
+	if (pid == 0) {
+		char name[32];
+		int k, fdk;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		for (k = 0; k < 64; k++) {
+			snprintf(name, sizeof(name), "abi-quota-%d", k);
+			fdk = kwq_create(name, 0600, 0);
+			if (fdk < 0)
+				_exit(11);
+			close(fdk);
+		}
+		fdk = kwq_create("abi-quota-over", 0600, 0);
+		if (fdk != -ENOSPC)
+			_exit(12);
+		for (k = 0; k < 64; k++) {
+			snprintf(name, sizeof(name), "abi-quota-%d", k);
+			fdk = kwq_open(name, O_RDWR);
+			if (fdk < 0 || kwq_destroy(fdk))
+				_exit(13);
+			close(fdk);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	   "per-user queue limit: 64 made, the 65th -> ENOSPC");
+}
+
 /* Producers and consumers in separate processes; nothing lost. */
 static void test_multiprocess(void)
 {
@@ -580,6 +851,10 @@ int main(void)
 	test_permissions();
 	test_stats_size();
 	test_delays();
+	test_leases();
+	test_rate_limited();
+	test_batches();
+	test_list_and_limits();
 	test_multiprocess();
 	return tap_done();
 }

@@ -1,0 +1,49 @@
+# shellcheck shell=sh
+# In the guest, with kwq loaded and lib.sh sourced: the three views of a
+# queue's statistics agree, and a tracepoint records a key.
+
+tap_begin "observability-$(uname -r)"
+kwqctl create obs >/dev/null
+kwqctl add obs ns/a ns/b ns/c ns/a >/dev/null
+kwqctl get obs --done >/dev/null
+
+f=/sys/kernel/debug/kwq/obs
+[ -r $f ]; tap $? "debugfs file $f exists"
+grep -qx "depth 2" $f && grep -qx "adds 3" $f && grep -qx "dedups 1" $f && grep -qx "dones 1" $f
+tap $? "debugfs shows depth 2, adds 3, dedups 1, dones 1"
+grep -qx 'queue_latency_count 1' $f && grep -qx 'work_duration_count 1' $f
+tap $? "debugfs histograms counted one get and one done"
+
+kwqctl metrics obs > /tmp/metrics.txt
+grep -qx 'workqueue_adds_total{name="obs"} 3' /tmp/metrics.txt &&
+	grep -qx 'workqueue_depth{name="obs"} 2' /tmp/metrics.txt &&
+	grep -qx 'workqueue_queue_duration_seconds_count{name="obs"} 1' /tmp/metrics.txt &&
+	grep -qx 'workqueue_queue_duration_seconds_bucket{name="obs",le="+Inf"} 1' /tmp/metrics.txt &&
+	grep -qx '# TYPE workqueue_work_duration_seconds histogram' /tmp/metrics.txt &&
+	grep -q '^workqueue_longest_running_processor_seconds{name="obs"} ' /tmp/metrics.txt
+tap $? "kwqctl metrics prints client-go's names in the Prometheus format"
+kwqctl metrics | grep -q '^kwq_dedups_total{name="obs"} 1$'
+tap $? "kwqctl metrics without a name covers every queue"
+kwqctl top --interval 100 --count 2 | grep -q '^obs '
+tap $? "kwqctl top lists the queue"
+
+t=""
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -d $d/events/kwq ] && t=$d && break
+done
+if [ -n "$t" ]; then
+	echo > $t/trace
+	echo 1 > $t/events/kwq/kwq_add/enable
+	echo 1 > $t/events/kwq/kwq_get/enable
+	kwqctl add obs traced/key >/dev/null
+	echo 0 > $t/events/kwq/kwq_add/enable
+	echo 0 > $t/events/kwq/kwq_get/enable
+	grep -q 'kwq_add: queue=obs key=traced/key result=0' $t/trace
+	tap $? "tracepoint kwq:kwq_add recorded the key"
+else
+	echo "ok $((tap_n + 1)) - tracepoints # SKIP no tracefs with kwq events"
+	tap_n=$((tap_n + 1))
+fi
+kwqctl destroy obs
+[ ! -e $f ]; tap $? "debugfs file removed with the queue"
+tap_end

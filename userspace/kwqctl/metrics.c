@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwqctl metrics and top: kwq statistics in the Prometheus text
+ * exposition format, with client-go's metric names so that existing
+ * workqueue dashboards work, plus kwq's own; and a live table.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kwqctl.h"
+#include "libkwq.h"
+
+#define MAX_QUEUES 1024
+
+struct sample {
+	char name[KWQ_NAME_MAX];
+	struct kwq_stats st;
+};
+
+/* Statistics of the named queues, or of all queues if none is named. */
+static int collect(int argc, char **argv, struct sample *s)
+{
+	static char names[MAX_QUEUES][KWQ_NAME_MAX];
+	int i, n = 0, total;
+
+	if (argc > 0) {
+		for (i = 0; i < argc && i < MAX_QUEUES; i++)
+			snprintf(names[i], KWQ_NAME_MAX, "%s", argv[i]);
+		total = i;
+	} else {
+		total = kwq_list(names, MAX_QUEUES);
+		if (total < 0)
+			return total;
+		if (total > MAX_QUEUES)
+			total = MAX_QUEUES;
+	}
+	for (i = 0; i < total; i++) {
+		int fd = kwq_open(names[i], O_RDONLY);
+
+		if (fd < 0) {
+			/* Destroyed since the list was taken, or not ours to read. */
+			if (argc > 0) {
+				fprintf(stderr, "kwqctl: %s: %s\n", names[i], strerror(-fd));
+				return fd;
+			}
+			continue;
+		}
+		memcpy(s[n].name, names[i], KWQ_NAME_MAX);
+		kwq_stats(fd, &s[n].st);
+		close(fd);
+		n++;
+	}
+	return n;
+}
+
+typedef unsigned long long (*getter)(const struct kwq_stats *st);
+
+#define GETTER(field) \
+	static unsigned long long get_##field(const struct kwq_stats *st) \
+	{ return st->field; }
+GETTER(adds)
+GETTER(retries)
+GETTER(queued)
+GETTER(processing)
+GETTER(dirty_processing)
+GETTER(waiting)
+GETTER(items)
+GETTER(dedups)
+GETTER(refused)
+GETTER(gets)
+GETTER(dones)
+GETTER(requeues)
+GETTER(fired)
+GETTER(cancels)
+GETTER(absorbed)
+GETTER(lease_requeues)
+GETTER(backoff_keys)
+GETTER(backoff_evictions)
+GETTER(tokens_returned)
+GETTER(forgets)
+
+/* client-go's depth counts keys re-added while processing, too. */
+static unsigned long long get_depth(const struct kwq_stats *st)
+{
+	return st->queued + st->dirty_processing;
+}
+
+static const struct {
+	const char *name, *type, *help;
+	getter get;
+} simple[] = {
+	{ "workqueue_depth", "gauge", "Current depth of workqueue (queued plus re-added while processing)", get_depth },
+	{ "workqueue_adds_total", "counter", "Total number of adds handled by workqueue", get_adds },
+	{ "workqueue_retries_total", "counter", "Total number of retries handled by workqueue", get_retries },
+	{ "kwq_queued", "gauge", "Keys ready for get (client-go Len)", get_queued },
+	{ "kwq_processing", "gauge", "Keys handed out and not done", get_processing },
+	{ "kwq_dirty_processing", "gauge", "Keys re-added while being processed", get_dirty_processing },
+	{ "kwq_waiting", "gauge", "Keys waiting for an add-after deadline", get_waiting },
+	{ "kwq_items", "gauge", "Key records held", get_items },
+	{ "kwq_backoff_keys", "gauge", "Keys kept only for their failure count", get_backoff_keys },
+	{ "kwq_dedups_total", "counter", "Adds absorbed because the key was already pending", get_dedups },
+	{ "kwq_refused_total", "counter", "Adds refused because the queue was shutting down", get_refused },
+	{ "kwq_gets_total", "counter", "Keys handed out", get_gets },
+	{ "kwq_dones_total", "counter", "Done calls", get_dones },
+	{ "kwq_requeues_total", "counter", "Done calls that queued the key again", get_requeues },
+	{ "kwq_fired_total", "counter", "Add-after deadlines reached", get_fired },
+	{ "kwq_cancels_total", "counter", "Waiting entries cancelled", get_cancels },
+	{ "kwq_absorbed_total", "counter", "Adds absorbed by a waiting entry (strict policy)", get_absorbed },
+	{ "kwq_lease_requeues_total", "counter", "Keys returned because their consumer closed its descriptor", get_lease_requeues },
+	{ "kwq_backoff_evictions_total", "counter", "Backoff-only keys forgotten to bound memory", get_backoff_evictions },
+	{ "kwq_tokens_returned_total", "counter", "Rate-limited adds that gave their bucket tokens back", get_tokens_returned },
+	{ "kwq_forgets_total", "counter", "Forget calls that cleared a failure count", get_forgets },
+};
+
+static const char *const le[KWQ_STATS_BUCKETS] = {
+	"1e-08", "1e-07", "1e-06", "1e-05", "0.0001", "0.001", "0.01", "0.1", "1", "10", "+Inf",
+};
+
+static void histogram(const struct sample *s, int n, const char *name, const char *help,
+		      int work)
+{
+	int i, b;
+
+	printf("# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (i = 0; i < n; i++) {
+		const unsigned long long *c = work ? s[i].st.work_duration : s[i].st.queue_latency;
+		unsigned long long sum = work ? s[i].st.work_duration_sum_ns :
+					 s[i].st.queue_latency_sum_ns;
+		unsigned long long cum = 0;
+
+		for (b = 0; b < KWQ_STATS_BUCKETS; b++) {
+			cum += c[b];
+			printf("%s_bucket{name=\"%s\",le=\"%s\"} %llu\n", name, s[i].name, le[b], cum);
+		}
+		printf("%s_sum{name=\"%s\"} %.9f\n", name, s[i].name, sum / 1e9);
+		printf("%s_count{name=\"%s\"} %llu\n", name, s[i].name, cum);
+	}
+}
+
+static void seconds_gauge(const struct sample *s, int n, const char *name, const char *help,
+			  int longest)
+{
+	int i;
+
+	printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	for (i = 0; i < n; i++)
+		printf("%s{name=\"%s\"} %.9f\n", name, s[i].name,
+		       (longest ? s[i].st.longest_running_ns : s[i].st.unfinished_work_ns) / 1e9);
+}
+
+int kwqctl_metrics(int argc, char **argv)
+{
+	static struct sample s[MAX_QUEUES];
+	size_t m;
+	int i, n = collect(argc, argv, s);
+
+	if (n < 0)
+		return 1;
+	for (m = 0; m < sizeof(simple) / sizeof(simple[0]); m++) {
+		printf("# HELP %s %s\n# TYPE %s %s\n", simple[m].name, simple[m].help,
+		       simple[m].name, simple[m].type);
+		for (i = 0; i < n; i++)
+			printf("%s{name=\"%s\"} %llu\n", simple[m].name, s[i].name,
+			       simple[m].get(&s[i].st));
+	}
+	histogram(s, n, "workqueue_queue_duration_seconds",
+		  "How long in seconds an item stays in workqueue before being requested", 0);
+	histogram(s, n, "workqueue_work_duration_seconds",
+		  "How long in seconds processing an item from workqueue takes", 1);
+	seconds_gauge(s, n, "workqueue_unfinished_work_seconds",
+		      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads", 0);
+	seconds_gauge(s, n, "workqueue_longest_running_processor_seconds",
+		      "How many seconds has the longest running processor for workqueue been running", 1);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const struct sample *find(const struct sample *s, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s[i].name, name))
+			return &s[i];
+	return NULL;
+}
+
+int kwqctl_top(int argc, char **argv)
+{
+	static struct sample prev[MAX_QUEUES], cur[MAX_QUEUES];
+	long interval_ms = 1000, count = -1, frame;
+	int i, n, np = 0;
+	double t, tp = now_s();
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--interval"))
+			interval_ms = strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--count"))
+			count = strtol(argv[i + 1], NULL, 10);
+		else
+			return 2;
+	}
+	if (i != argc || interval_ms <= 0)
+		return 2;
+	for (frame = 0; count < 0 || frame < count; frame++) {
+		usleep((useconds_t)interval_ms * 1000);
+		n = collect(0, NULL, cur);
+		if (n < 0)
+			return 1;
+		t = now_s();
+		if (isatty(STDOUT_FILENO))
+			printf("\033[H\033[2J");
+		printf("%-24s %8s %6s %8s %8s %10s %10s %12s %12s\n", "QUEUE", "DEPTH", "PROC",
+		       "WAITING", "BACKOFF", "ADDS/s", "DONES/s", "AVG-LAT-ms", "AVG-WORK-ms");
+		for (i = 0; i < n; i++) {
+			const struct kwq_stats *c = &cur[i].st;
+			const struct sample *p = find(prev, np, cur[i].name);
+			double dt = t - tp, adds = 0, dones = 0, lat = 0, work = 0;
+			unsigned long long dl = 0, dw = 0;
+			int b;
+
+			if (p && dt > 0) {
+				adds = (c->adds - p->st.adds) / dt;
+				dones = (c->dones - p->st.dones) / dt;
+				for (b = 0; b < KWQ_STATS_BUCKETS; b++) {
+					dl += c->queue_latency[b] - p->st.queue_latency[b];
+					dw += c->work_duration[b] - p->st.work_duration[b];
+				}
+				if (dl)
+					lat = (c->queue_latency_sum_ns - p->st.queue_latency_sum_ns) / 1e6 / dl;
+				if (dw)
+					work = (c->work_duration_sum_ns - p->st.work_duration_sum_ns) / 1e6 / dw;
+			}
+			printf("%-24s %8llu %6llu %8llu %8llu %10.1f %10.1f %12.3f %12.3f\n",
+			       cur[i].name, (unsigned long long)(c->queued + c->dirty_processing),
+			       (unsigned long long)c->processing, (unsigned long long)c->waiting,
+			       (unsigned long long)c->backoff_keys, adds, dones, lat, work);
+		}
+		fflush(stdout);
+		memcpy(prev, cur, sizeof(cur[0]) * (size_t)n);
+		np = n;
+		tp = t;
+	}
+	return 0;
+}
