@@ -15,7 +15,7 @@ run kwqctl version
 say "A named queue; any program (or kernel module) can open it by name"
 run kwqctl create demo --mode 0666
 
-say "Dedup: a key added many times before a worker takes it runs once"
+say "Dedup: a key added many times before a worker takes it runs once (one batch ioctl)"
 run kwqctl add demo ns/web ns/db ns/web ns/web
 run kwqctl len demo
 
@@ -80,7 +80,17 @@ wait $worker 2>/dev/null
 run kwqctl stats demo
 run kwqctl get demo --done
 
-say "Batches: many keys per system call"
+say "Backoff: each failure of a key doubles its wait (5 ms, 10 ms, 20 ms ...); forget resets it"
+run kwqctl retry demo ns/flaky
+run kwqctl get demo --timeout 1000 --done
+run kwqctl retry demo ns/flaky
+run kwqctl get demo --timeout 1000 --done
+run kwqctl retry demo ns/flaky
+run kwqctl requeues demo ns/flaky
+run kwqctl get demo --timeout 1000 --done
+run kwqctl forget demo ns/flaky
+
+say "Every queue, by name, from any program (or kernel module)"
 run kwqctl list
 
 say "Shutdown: adds are refused, what is queued still comes out"

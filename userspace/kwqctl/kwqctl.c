@@ -29,7 +29,8 @@ static const char usage_text[] =
 "                               make a named queue (mode default 0600,\n"
 "                               policy for adds of waiting keys: promote)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
-"  add NAME KEY... [--policy P] add keys, print what happened to each\n"
+"  add NAME KEY... [--policy P] add keys (one system call per 1024), print\n"
+"                               what happened to each\n"
 "                               (P: keep, promote, strict)\n"
 "  add-after NAME MS KEY... [--replace]\n"
 "                               add keys once MS milliseconds have passed\n"
@@ -198,6 +199,36 @@ static int cmd_version(void)
 }
 
 /* Add now (@delay_ms < 0) or after @delay_ms. */
+/* Add many keys now, KWQ_BATCH_MAX per system call. */
+static int cmd_add_batch(int fd, const char *name, int nkeys, char **keys,
+			 const struct opts *o)
+{
+	static struct kwq_batch_entry e[KWQ_BATCH_MAX];
+	int i, n, done = 0, ret;
+
+	while (done < nkeys) {
+		n = nkeys - done < KWQ_BATCH_MAX ? nkeys - done : KWQ_BATCH_MAX;
+		for (i = 0; i < n; i++) {
+			e[i].key_ptr = (uintptr_t)keys[done + i];
+			e[i].key_len = (uint32_t)strlen(keys[done + i]);
+			e[i].result = 0;
+		}
+		ret = kwq_add_batch(fd, e, (unsigned int)n, o->policy);
+		if (ret < 0)
+			return fail("add to", name, ret);
+		for (i = 0; i < ret; i++)
+			printf("%s: %s\n", keys[done + i], kwq_add_result_name((int)e[i].result));
+		done += ret;
+		if (ret < n) {
+			/* Resubmit the entry that stopped the batch to show why. */
+			ret = kwq_add_policy(fd, keys[done], strlen(keys[done]), o->policy);
+			if (ret < 0)
+				return fail("add to", name, ret);
+		}
+	}
+	return 0;
+}
+
 /* retry, forget, requeues: one line per key. */
 static int cmd_backoff(int fd, const char *name, const char *cmd, int nkeys, char **keys)
 {
@@ -242,6 +273,9 @@ static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_
 		   const struct opts *o)
 {
 	int i, ret, status = 0;
+
+	if (delay_ms < 0 && nkeys > 1)
+		return cmd_add_batch(fd, name, nkeys, keys, o);
 
 	for (i = 0; i < nkeys; i++) {
 		if (delay_ms < 0)
