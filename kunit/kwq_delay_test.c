@@ -340,6 +340,61 @@ static void kwq_delay_test_clamp(struct kunit *test)
 	expect_get(test, q, "far");
 }
 
+/* A key not done within the processing timeout goes back (c-r#798). */
+static void kwq_delay_test_processing_timeout(struct kunit *test)
+{
+	struct kwq_attr attr = { .processing_timeout_ns = MS(100) };
+	struct fake_clock *fc = fake_queue(test, &attr);
+	struct kwq *q = fc->q;
+	ktime_t start_a = fc->now;
+	struct kwq_stats st;
+
+	add(q, "a");
+	add(q, "b");
+	expect_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(start_a, MS(100)));
+	step(fc, MS(50));
+	expect_get(test, q, "b");
+	step(fc, MS(49));
+	expect_empty(test, q);
+	step(fc, MS(1));
+	/* a overstayed: back at the head; b has 50 ms left. */
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "a", 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(50)));
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.processing_expiries, 1);
+	KUNIT_EXPECT_EQ(test, st.queued, 1);
+	KUNIT_EXPECT_EQ(test, st.processing, 1);
+	expect_get(test, q, "a");
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "b", 1), KWQ_DONE_FINISHED);
+	/* The timer now follows a, the only key left processing. */
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(100)));
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "a", 1), KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+	step(fc, MS(1000));
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.processing_expiries, 1);
+	KUNIT_EXPECT_EQ(test, st.items, 0);
+}
+
+/* The timer serves both: the earlier of a deadline and an expiry wins. */
+static void kwq_delay_test_processing_timeout_and_waiting(struct kunit *test)
+{
+	struct kwq_attr attr = { .processing_timeout_ns = MS(100) };
+	struct fake_clock *fc = fake_queue(test, &attr);
+	struct kwq *q = fc->q;
+
+	add(q, "p");
+	expect_get(test, q, "p");
+	after(q, "w", MS(30), 0);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(30)));
+	step(fc, MS(30));
+	expect_get(test, q, "w");
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(70)));
+	attr.processing_timeout_ns = KWQ_DELAY_MAX_NS + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_create(NULL, &attr)), -EINVAL);
+}
+
 /* Destroying a queue with waiting keys frees them (kmemleak checks). */
 static void kwq_delay_test_destroy_with_waiting(struct kunit *test)
 {
@@ -599,6 +654,8 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_shutdown_drops_waiting),
 	KUNIT_CASE(kwq_delay_test_drain_flush),
 	KUNIT_CASE(kwq_delay_test_clamp),
+	KUNIT_CASE(kwq_delay_test_processing_timeout),
+	KUNIT_CASE(kwq_delay_test_processing_timeout_and_waiting),
 	KUNIT_CASE(kwq_delay_test_destroy_with_waiting),
 	KUNIT_CASE(kwq_delay_test_real_timer),
 	KUNIT_CASE(kwq_delay_test_lateness),

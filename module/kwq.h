@@ -65,6 +65,8 @@ struct kwq_clock {
  * @ratelimit: the limiter of kwq_add_rate_limited(), copied; NULL for
  *	client-go's default controller limiter (exponential 5 ms..1000 s and
  *	a 10/s bucket of 100).
+ * @processing_timeout_ns: 0, or how long a key may stay processing before
+ *	it is put back at the head of the queue (at most KWQ_DELAY_MAX_NS).
  */
 struct kwq_attr {
 	u32 max_items;
@@ -76,6 +78,7 @@ struct kwq_attr {
 	struct kwq_clock *clock;
 	u32 max_backoff_keys;
 	const struct kwq_ratelimit *ratelimit;
+	u64 processing_timeout_ns;
 };
 
 /**

@@ -333,12 +333,22 @@ static int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, bool *ready
 	return KWQ_ADD_QUEUED;
 }
 
-/* Point the timer at the earliest waiting deadline, if that changed. */
+/*
+ * Point the timer at the earliest waiting deadline, or at the moment the
+ * oldest key being processed overstays the processing timeout, whichever
+ * comes first, if that changed.
+ */
 static void kwq_program_locked(struct kwq *q)
 {
 	struct timerqueue_node *next = timerqueue_getnext(&q->waiting);
 	ktime_t expires = next ? next->expires : KTIME_MAX;
+	struct kwq_item *oldest;
 
+	if (q->processing_timeout) {
+		oldest = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+		if (oldest)
+			expires = min(expires, ns_to_ktime(oldest->stamp + q->processing_timeout));
+	}
 	if (expires == q->armed)
 		return;
 	q->armed = expires;
@@ -747,6 +757,57 @@ int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
 }
 EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
+/* End processing: leave kwq.busy, clear PROCESSING (and the dirty count). */
+static bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
+{
+	bool dirty = it->state & KWQ_ITEM_DIRTY;
+	bool was_oldest = q->busy.next == &it->ready;
+
+	list_del_init(&it->ready);
+	if (q->processing_timeout && was_oldest)
+		kwq_program_locked(q);
+	it->owner = 0;
+	it->state &= ~KWQ_ITEM_PROCESSING;
+	q->n_processing--;
+	if (dirty)
+		q->n_dirty_processing--;
+	return dirty;
+}
+
+/* Put a processing key back at the head of the queue, unprocessed. */
+static void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
+{
+	kwq_end_processing_locked(q, it);
+	it->state |= KWQ_ITEM_DIRTY;
+	kwq_ready_locked(q, it, true);
+}
+
+/*
+ * Put keys that stayed processing longer than the processing timeout back
+ * at the head of the queue, the oldest first (controller-runtime#798: a
+ * worker that hangs must not hold its key forever).
+ */
+static void kwq_expire_processing_locked(struct kwq *q, ktime_t now)
+{
+	struct kwq_item *it, *next;
+	LIST_HEAD(overdue);
+
+	if (!q->processing_timeout)
+		return;
+	list_for_each_entry_safe(it, next, &q->busy, ready) {
+		if (it->stamp + q->processing_timeout > ktime_to_ns(now))
+			break;
+		list_move_tail(&it->ready, &overdue);
+	}
+	/* From the newest back, each to the head: the oldest ends up first. */
+	list_for_each_entry_safe_reverse(it, next, &overdue, ready) {
+		trace_kwq_processing_expire(q->name, it->key, it->len, 0,
+					    ktime_to_ns(now) - it->stamp);
+		q->processing_expiries++;
+		kwq_give_back_locked(q, it);
+	}
+}
+
 /**
  * kwq_run_due() - add every waiting key whose deadline has come
  * @q: queue.
@@ -775,6 +836,7 @@ void kwq_run_due(struct kwq *q)
 		ret = kwq_mark_dirty_locked(q, it, &ready);
 		trace_kwq_fire(q->name, it->key, it->len, ret, late);
 	}
+	kwq_expire_processing_locked(q, now);
 	/* The timer that brought us here is spent: program the next one. */
 	q->armed = 0;
 	kwq_program_locked(q);
@@ -815,6 +877,8 @@ static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len,
 	it->stamp = ktime_to_ns(kwq_now(q));
 	list_add_tail(&it->ready, &q->busy);
 	q->n_processing++;
+	if (q->processing_timeout && q->n_processing == 1)
+		kwq_program_locked(q);
 	q->gets++;
 	memcpy(buf, it->key, it->len);
 	return 0;
@@ -939,20 +1003,6 @@ static int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
 	return 0;
 }
 
-/* End processing: leave kwq.busy, clear PROCESSING (and the dirty count). */
-static bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
-{
-	bool dirty = it->state & KWQ_ITEM_DIRTY;
-
-	list_del_init(&it->ready);
-	it->owner = 0;
-	it->state &= ~KWQ_ITEM_PROCESSING;
-	q->n_processing--;
-	if (dirty)
-		q->n_dirty_processing--;
-	return dirty;
-}
-
 /**
  * kwq_done_leased() - kwq_done() on behalf of a lease
  * @q: queue.
@@ -1015,14 +1065,6 @@ int kwq_done(struct kwq *q, const void *key, u32 len)
 	return kwq_done_leased(q, key, len, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_done);
-
-/* Put a processing key back at the head of the queue, unprocessed. */
-static void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
-{
-	kwq_end_processing_locked(q, it);
-	it->state |= KWQ_ITEM_DIRTY;
-	kwq_ready_locked(q, it, true);
-}
 
 /**
  * kwq_requeue_leased() - kwq_requeue() on behalf of a lease
@@ -1204,6 +1246,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->queue_latency_sum_ns = q->queue_latency.sum_ns;
 	memcpy(st->work_duration, q->work_duration.count, sizeof(st->work_duration));
 	st->work_duration_sum_ns = q->work_duration.sum_ns;
+	st->processing_expiries = q->processing_expiries;
 	spin_unlock_bh(&q->lock);
 }
 EXPORT_SYMBOL_GPL(kwq_stats);
@@ -1432,7 +1475,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	q = kzalloc(sizeof(*q), attr && attr->account ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
-	if (attr && attr->policy > KWQ_POLICY_STRICT)
+	if (attr && (attr->policy > KWQ_POLICY_STRICT ||
+		     attr->processing_timeout_ns > KWQ_DELAY_MAX_NS))
 		goto invalid;
 	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
@@ -1448,6 +1492,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		kwq_hrtimer_setup(&q->timer, kwq_timer_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_ABS_SOFT);
 	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
+	q->processing_timeout = attr ? attr->processing_timeout_ns : 0;
 	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_now(q)));
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);

@@ -146,6 +146,7 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 	attr.gid = current_egid();
 	attr.policy = c.policy;
 	attr.max_backoff_keys = c.max_backoff_keys;
+	attr.processing_timeout_ns = c.processing_timeout_ns;
 	if (c.flags & KWQ_CREATE_RATELIMIT)
 		attr.ratelimit = &c.ratelimit;
 

@@ -141,6 +141,8 @@ struct kwq_hist {
  * @forgets: counter, see struct kwq_stats.
  * @queue_latency: time keys spent ready before a get.
  * @work_duration: time from get to done.
+ * @processing_expiries: counter, see struct kwq_stats.
+ * @processing_timeout: 0, or ns a key may stay processing.
  * @next_lease: the id the next lease gets.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
@@ -196,6 +198,8 @@ struct kwq {
 	u64 forgets;
 	struct kwq_hist queue_latency;
 	struct kwq_hist work_duration;
+	u64 processing_expiries;
+	u64 processing_timeout;
 	u32 next_lease;
 
 	bool registered;

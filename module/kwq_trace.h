@@ -58,6 +58,11 @@ DEFINE_EVENT(kwq_key_event, kwq_rate_limit,
 	     TP_PROTO(const char *queue, const void *key, u32 len, int result, u64 ns),
 	     TP_ARGS(queue, key, len, result, ns));
 
+/* A key overstayed the processing timeout; ns: time since the get. */
+DEFINE_EVENT(kwq_key_event, kwq_processing_expire,
+	     TP_PROTO(const char *queue, const void *key, u32 len, int result, u64 ns),
+	     TP_ARGS(queue, key, len, result, ns));
+
 /* A closed file's key went back to the queue; ns: time since the get. */
 DEFINE_EVENT(kwq_key_event, kwq_lease_return,
 	     TP_PROTO(const char *queue, const void *key, u32 len, int result, u64 ns),

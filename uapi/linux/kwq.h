@@ -207,6 +207,10 @@ struct kwq_ioc_version {
  * @pad: must be 0.
  * @ratelimit: with KWQ_CREATE_RATELIMIT, the limiter of add-rate-limited
  *	(-EINVAL if invalid); otherwise must be all 0.
+ * @processing_timeout_ns: 0, or how long a key may stay processing: a key
+ *	not done by then is put back at the head of the queue (its worker's
+ *	later done gets -ENOENT), counted in kwq_stats.processing_expiries.
+ *	At most KWQ_DELAY_MAX_NS.
  * @reserved: must be 0.
  */
 struct kwq_ioc_create {
@@ -218,7 +222,8 @@ struct kwq_ioc_create {
 	__u32 max_backoff_keys;
 	__u32 pad;
 	struct kwq_ratelimit ratelimit;
-	__u64 reserved[4];
+	__u64 processing_timeout_ns;
+	__u64 reserved[3];
 };
 
 /**
@@ -438,6 +443,8 @@ struct kwq_ioc_drain {
  * @queue_latency_sum_ns: sum of those times.
  * @work_duration: time from get to done, per bucket.
  * @work_duration_sum_ns: sum of those times.
+ * @processing_expiries: keys put back because they stayed processing
+ *	longer than the queue's processing timeout.
  */
 struct kwq_stats {
 	__u32 size;
@@ -471,6 +478,7 @@ struct kwq_stats {
 	__u64 queue_latency_sum_ns;
 	__u64 work_duration[KWQ_STATS_BUCKETS];
 	__u64 work_duration_sum_ns;
+	__u64 processing_expiries;
 };
 
 #define KWQ_IOC_MAGIC		0xE8

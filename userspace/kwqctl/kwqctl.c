@@ -25,9 +25,10 @@ static const char usage_text[] =
 "usage: kwqctl COMMAND [ARGS]\n"
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
-"  create NAME [--mode M] [--max-items N] [--policy P]\n"
+"  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
 "                               make a named queue (mode default 0600,\n"
-"                               policy for adds of waiting keys: promote)\n"
+"                               policy for adds of waiting keys: promote;\n"
+"                               keys not done within MS go back to the queue)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
 "  add NAME KEY... [--policy P] add keys (one system call per 1024), print\n"
 "                               what happened to each\n"
@@ -102,6 +103,7 @@ struct opts {
 	int replace;
 	int flush;
 	long hold_s;
+	long processing_timeout_ms;
 };
 
 static int parse_policy(const char *s, unsigned int *policy)
@@ -129,6 +131,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "replace", no_argument, NULL, 'r' },
 		{ "flush", no_argument, NULL, 'f' },
 		{ "hold", required_argument, NULL, 'H' },
+		{ "processing-timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -142,8 +145,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->replace = 0;
 	o->flush = 0;
 	o->hold_s = -1;
+	o->processing_timeout_ms = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfH:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfH:T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
@@ -172,6 +176,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'H':
 			if (parse_long(optarg, &o->hold_s) || o->hold_s < 0)
+				return -EINVAL;
+			break;
+		case 'T':
+			if (parse_long(optarg, &o->processing_timeout_ms) ||
+			    o->processing_timeout_ms < 0)
 				return -EINVAL;
 			break;
 		default:
@@ -343,6 +352,9 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	printf("  rate-limited %llu  tokens-returned %llu  backoff-keys %llu  backoff-evictions %llu\n",
 	       (unsigned long long)st->rate_limited, (unsigned long long)st->tokens_returned,
 	       (unsigned long long)st->backoff_keys, (unsigned long long)st->backoff_evictions);
+	printf("  processing-expiries %llu  unfinished-work %.3f s  longest-running %.3f s\n",
+	       (unsigned long long)st->processing_expiries, st->unfinished_work_ns / 1e9,
+	       st->longest_running_ns / 1e9);
 }
 
 /* Commands that work on an existing queue. */
@@ -454,6 +466,7 @@ int main(int argc, char **argv)
 		c.mode = (unsigned int)o.mode;
 		c.max_items = (unsigned int)o.max_items;
 		c.policy = o.policy;
+		c.processing_timeout_ns = (uint64_t)o.processing_timeout_ms * 1000000;
 		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);

@@ -28,7 +28,7 @@ _Static_assert(sizeof(struct kwq_ioc_key) == 40, "kwq_ioc_key layout");
 _Static_assert(sizeof(struct kwq_ioc_get) == 48, "kwq_ioc_get layout");
 _Static_assert(sizeof(struct kwq_ioc_drain) == 16, "kwq_ioc_drain layout");
 _Static_assert(sizeof(struct kwq_ioc_add_after) == 48, "kwq_ioc_add_after layout");
-_Static_assert(sizeof(struct kwq_stats) == 400, "kwq_stats layout");
+_Static_assert(sizeof(struct kwq_stats) == 408, "kwq_stats layout");
 _Static_assert(sizeof(struct kwq_batch_entry) == 16, "kwq_batch_entry layout");
 _Static_assert(sizeof(struct kwq_ioc_batch) == 48, "kwq_ioc_batch layout");
 _Static_assert(sizeof(struct kwq_ioc_list) == 40, "kwq_ioc_list layout");
@@ -586,6 +586,31 @@ static void test_rate_limited(void)
 	is(kwq_open("abi-rl2", O_RDWR), -ENOENT, "no queue left behind by the failures");
 }
 
+/* A key whose worker never calls done comes back after the timeout. */
+static void test_processing_timeout(void)
+{
+	struct kwq_ioc_create c;
+	char buf[8];
+	int fd;
+
+	memset(&c, 0, sizeof(c));
+	strcpy((char *)c.name, "abi-ptmo");
+	c.mode = 0600;
+	c.processing_timeout_ns = 200000000;
+	fd = kwq_create_ex(&c);
+	ok(fd >= 0, "create with a 200 ms processing timeout");
+	add_s(fd, "stuck");
+	is(get_is(fd, "stuck"), 0, "a worker takes the key and hangs");
+	is(kwq_get(fd, buf, sizeof(buf), NULL, 5000000000LL), 0,
+	   "the key is handed out again after the timeout");
+	is(stats_of(fd).processing_expiries, 1, "stats: one processing expiry");
+	is(done_s(fd, "stuck"), KWQ_DONE_FINISHED, "done of the second hand-out");
+	kwq_destroy(fd);
+	close(fd);
+	c.processing_timeout_ns = KWQ_DELAY_MAX_NS + 1;
+	is(kwq_create_ex(&c), -EINVAL, "create: processing timeout too long -> EINVAL");
+}
+
 /* A consumer's keys come back when its fd closes, however it ended. */
 static void test_leases(void)
 {
@@ -853,6 +878,7 @@ int main(void)
 	test_delays();
 	test_leases();
 	test_rate_limited();
+	test_processing_timeout();
 	test_batches();
 	test_list_and_limits();
 	test_multiprocess();
