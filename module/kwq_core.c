@@ -627,6 +627,56 @@ int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 fla
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
 
+/*
+ * The frame of the small per-key calls: validate the key, look it up under
+ * the lock (NULL if unknown) and run @op, unless the queue was destroyed;
+ * free what @op retired once unlocked.
+ */
+static int kwq_with_key(struct kwq *q, const void *key, u32 len,
+			int (*op)(struct kwq *q, struct kwq_item *it, struct list_head *stale))
+{
+	LIST_HEAD(stale);
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	spin_lock_bh(&q->lock);
+	ret = q->dead ? -EIDRM : op(q, kwq_find_locked(q, key, len), &stale);
+	spin_unlock_bh(&q->lock);
+	kwq_free_stale(&stale);
+	return ret;
+}
+
+static int kwq_cancel_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	if (!it || !(it->state & KWQ_ITEM_WAITING))
+		return 0;
+	kwq_unwait_locked(q, it);
+	q->cancels++;
+	kwq_program_locked(q);
+	kwq_item_settle_locked(q, it, stale);
+	return 1;
+}
+
+static int kwq_forget_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	if (!it || !it->failures)
+		return 0;
+	it->failures = 0;
+	q->forgets++;
+	if (!it->state) {
+		list_del_init(&it->ready);
+		q->n_idle--;
+		kwq_item_drop_locked(q, it, stale);
+	}
+	return 1;
+}
+
+static int kwq_num_requeues_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	return it ? it->failures : 0;
+}
+
 /**
  * kwq_cancel() - remove a key's waiting entry
  * @q: queue.
@@ -641,26 +691,7 @@ EXPORT_SYMBOL_GPL(kwq_add_after);
  */
 int kwq_cancel(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_item *it;
-	LIST_HEAD(stale);
-	int ret = 0;
-
-	if (!kwq_key_valid(key, len))
-		return -EINVAL;
-	spin_lock_bh(&q->lock);
-	it = q->dead ? NULL : kwq_find_locked(q, key, len);
-	if (q->dead) {
-		ret = -EIDRM;
-	} else if (it && (it->state & KWQ_ITEM_WAITING)) {
-		kwq_unwait_locked(q, it);
-		q->cancels++;
-		kwq_program_locked(q);
-		kwq_item_settle_locked(q, it, &stale);
-		ret = 1;
-	}
-	spin_unlock_bh(&q->lock);
-	kwq_free_stale(&stale);
-	return ret;
+	return kwq_with_key(q, key, len, kwq_cancel_locked);
 }
 EXPORT_SYMBOL_GPL(kwq_cancel);
 
@@ -703,29 +734,7 @@ EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
  */
 int kwq_forget(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_item *it;
-	LIST_HEAD(stale);
-	int ret = 0;
-
-	if (!kwq_key_valid(key, len))
-		return -EINVAL;
-	spin_lock_bh(&q->lock);
-	it = q->dead ? NULL : kwq_find_locked(q, key, len);
-	if (q->dead) {
-		ret = -EIDRM;
-	} else if (it && it->failures) {
-		it->failures = 0;
-		q->forgets++;
-		ret = 1;
-		if (!it->state) {
-			list_del_init(&it->ready);
-			q->n_idle--;
-			kwq_item_drop_locked(q, it, &stale);
-		}
-	}
-	spin_unlock_bh(&q->lock);
-	kwq_free_stale(&stale);
-	return ret;
+	return kwq_with_key(q, key, len, kwq_forget_locked);
 }
 EXPORT_SYMBOL_GPL(kwq_forget);
 
@@ -744,16 +753,7 @@ EXPORT_SYMBOL_GPL(kwq_forget);
  */
 int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_item *it;
-	int ret;
-
-	if (!kwq_key_valid(key, len))
-		return -EINVAL;
-	spin_lock_bh(&q->lock);
-	it = q->dead ? NULL : kwq_find_locked(q, key, len);
-	ret = q->dead ? -EIDRM : it ? it->failures : 0;
-	spin_unlock_bh(&q->lock);
-	return ret;
+	return kwq_with_key(q, key, len, kwq_num_requeues_locked);
 }
 EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
