@@ -6,6 +6,7 @@
 #   make demo       boot Debian's kernel in QEMU and show kwq at work
 #   make check      every test on the stock and the debug kernel
 #   make lint       checkpatch, kernel-doc, W=1, sparse
+#   make bench      every benchmark in one QEMU boot (not part of check)
 #   make install    modules_install + libkwq, kwqctl under PREFIX
 
 # The running kernel's build tree if it has one, else the newest Debian
@@ -42,8 +43,11 @@ check:
 lint:
 	scripts/lint.sh $(KDIR)
 
+bench:
+	scripts/bench.sh
+
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf build
 
-.PHONY: all check-kdir modules userspace install demo check lint clean
+.PHONY: all check-kdir modules userspace install demo check lint bench clean

@@ -47,8 +47,9 @@ checkpatch_dir() {
 
 kernel_sources() {
 	# Not the *.mod.c files kbuild generates beside an in-tree build.
-	(cd "$top" && for f in module/*.[ch] kunit/*.[ch] uapi/linux/*.h; do
-		[[ $f == *.mod.c ]] || echo "$f"
+	(cd "$top" && for f in module/*.[ch] kunit/*.[ch] uapi/linux/*.h bench/*.c; do
+		# Kernel sources only: the benchmark's user program is not one.
+		[[ $f == *.mod.c || $f == bench/kwq_bench.c ]] || echo "$f"
 	done)
 }
 
@@ -104,7 +105,7 @@ make -C "$top/userspace" O="$tmp/user" >"$tmp/out" 2>&1 || status=1
 result $status "userspace builds with -Wall -Wextra -Werror" "$tmp/out"
 
 status=0
-(cd "$top" && shellcheck -x scripts/*.sh scripts/guest/*.sh .ci/run) >"$tmp/out" 2>&1 || status=1
+(cd "$top" && shellcheck -x scripts/*.sh scripts/guest/*.sh bench/*.sh .ci/run) >"$tmp/out" 2>&1 || status=1
 result $status "shellcheck on every script" "$tmp/out"
 
 echo "1..$n"

@@ -1,0 +1,114 @@
+# shellcheck shell=sh
+# In the test guest (busybox sh, cwd /kwq): every kwq benchmark, in one
+# boot. Prints KWQB lines (see bench/kwq_bench.c) that scripts/bench.sh
+# turns into the table, results.csv and the plots. Sizes and repetitions
+# come from ./bench.conf, written by scripts/bench.sh.
+# shellcheck source=/dev/null
+. ./bench.conf
+: "${REPS:=5}" "${SCALE_REPS:=3}" "${N_FLOOR:=100000}" "${N_CYCLE:=20000}"
+: "${N_BATCH:=40000}" "${N_KERNEL:=100000}" "${N_DELAY:=10000}" "${DELAY_MAX_MS:=100}"
+: "${N_SCALE:=1000000}" "${DEDUP_HOT:=1000}" "${DEDUP_ADDS:=50000}" "${PERF:=0}"
+
+failed=0
+B=./bin/kwq_bench
+DBG=/sys/kernel/debug/kwq_bench/run
+
+# step NAME COMMAND...: run one measurement, note its time and failure.
+step() {
+	name=$1
+	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if ! "$@"; then
+		echo "KWQB-FAIL $name"
+		failed=1
+	fi
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "KWQB-TIME $name $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
+}
+
+# kernel NAME COMMAND: one run of kwq_bench.ko, reported like the others.
+# shellcheck disable=SC2317 # called through step
+kernel() {
+	echo "$2" > "$DBG" || return 1
+	out=$(cat "$DBG")
+	rate=$(echo "$out" | sed -n 's/.*keys_per_s=\([0-9]*\).*/\1/p')
+	[ -n "$rate" ] || { echo "kwq_bench.ko: $out" >&2; return 1; }
+	echo "KWQB $1 $rate keys/s"
+}
+
+echo "KWQB-INFO kernel $(uname -r)"
+echo "KWQB-INFO cpus $(grep -c '^processor' /proc/cpuinfo)"
+echo "KWQB-INFO cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+echo "KWQB-INFO mem_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+echo "KWQB-INFO reps $REPS scale_reps $SCALE_REPS"
+
+insmod ./kwq.ko max_items_per_queue=2000000 || exit 1
+insmod ./kwq_bench.ko || exit 1
+[ -w "$DBG" ] || { echo "no $DBG (debugfs not mounted?)"; exit 1; }
+mkdir -p /dev/mqueue
+mount -t mqueue none /dev/mqueue 2>/dev/null || true
+
+# Rounds: each round runs every quick measurement once, so slow drift of
+# the host hits all of them alike.
+r=1
+while [ $r -le "$REPS" ]; do
+	echo "KWQB-ROUND $r"
+	step floor $B floor "$N_FLOOR"
+	step cycle.1t $B cycle1 "$N_CYCLE"
+	step cycle.1p1c $B cycle 1 1 "$N_CYCLE"
+	step cycle.2p2c $B cycle 2 2 "$N_CYCLE"
+	for b in 1 8 64 512; do
+		step batch.1t.$b $B batch1 $b "$N_BATCH"
+		step batch.1p1c.$b $B batch $b "$N_BATCH"
+	done
+	step kernel.1t kernel kernel.1t "cycle $N_KERNEL"
+	step kernel.1p1c kernel kernel.1p1c "pc $N_KERNEL 1 1"
+	step kernel.2p2c kernel kernel.2p2c "pc $N_KERNEL 2 2"
+	step mq.1t $B mq1 "$N_CYCLE"
+	step mq.1p1c $B mq 1 1 "$N_CYCLE"
+	step mq.2p2c $B mq 2 2 "$N_CYCLE"
+	step dedup $B dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS"
+	step delay $B delay "$N_DELAY" "$DELAY_MAX_MS" $r delay
+	step delay-base $B delay-base "$N_DELAY" "$DELAY_MAX_MS" $r delay
+	# A tenth of the keys: the consumer keeps up even under emulation.
+	step delay.light $B delay $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.light
+	step delay-base.light $B delay-base $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.light
+	r=$((r + 1))
+done
+
+r=1
+while [ $r -le "$SCALE_REPS" ]; do
+	echo "KWQB-ROUND scale-$r"
+	step scale-wait $B scale-wait "$N_SCALE" $r
+	step scale-queue $B scale-queue "$N_SCALE"
+	r=$((r + 1))
+done
+
+# Where the time goes: flat system-wide profiles of some workloads, if
+# scripts/bench.sh could bring perf along (software cpu-clock: TCG has no PMU).
+# profile NAME COMMAND...
+profile() {
+	name=$1
+	shift
+	echo "KWQB-PERF-BEGIN $name"
+	./perf/run record -q -a -e cpu-clock -o /tmp/perf.data -- "$@" >/dev/null 2>&1
+	# Percentages of all samples, the idle loop (swapper) included.
+	./perf/run report -i /tmp/perf.data --stdio --no-children --sort comm,sym \
+		--percent-limit 1 2>/dev/null | grep -v -e '^#' -e '^$' | head -n 40
+	echo "KWQB-PERF-END $name"
+	rm -f /tmp/perf.data
+}
+if [ "$PERF" = 1 ] && [ -x ./perf/run ]; then
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	profile cycle.1t $B cycle1 "$N_CYCLE"
+	profile cycle.1p1c $B cycle 1 1 "$N_CYCLE"
+	profile batch.1t.512 $B batch1 512 "$N_BATCH"
+	profile kernel.1p1c sh -c "echo 'pc $N_KERNEL 1 1' > $DBG"
+	profile delay.light $B delay $((N_DELAY / 10)) "$DELAY_MAX_MS" 1 delay.profiled
+fi
+
+rmmod kwq_bench || failed=1
+rmmod kwq || failed=1
+echo "KWQB-DONE failed=$failed"
+exit $failed

@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# `make bench`: build kwq and its benchmarks for Debian's stock kernel,
+# run every benchmark in one QEMU boot (bench/guest-bench.sh), and print
+# one table of medians with their baselines. Writes build/bench/:
+#   results.csv   one row per figure: min, median, max, baseline, ratio
+#   raw.csv       every repetition
+#   table.txt     the table printed at the end
+#   lateness.png  add-after lateness CDF against a clock_nanosleep baseline
+#   scale.png     per-key add cost against the number of keys in the queue
+#   perf.txt      flat guest profiles (when perf is installed on the host)
+#   console.log   the whole guest console
+# Environment: KWQ_BENCH_QUICK=1 (small sizes, 1 repetition: a smoke
+# test), KWQ_BENCH_REPS (rounds of the quick measurements, default 5; the
+# scale runs are repeated 3 times), KWQ_BENCH_PERF=0 to skip profiling.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+[[ $# -eq 0 ]] || { echo "usage: scripts/bench.sh   (see the comment at its top)" >&2; exit 2; }
+
+scripts/deps.sh
+say "building kwq for the stock kernel..."
+guest=$(scripts/build.sh stock)
+eval "$(scripts/kernel.sh stock)"
+
+out=$top/build/bench
+files=$out/files
+rm -rf "$out"
+mkdir -p "$files/bin" "$out/obj"
+
+# kwq_bench.ko: built in a scratch copy next to module/ and uapi/, against
+# the Module.symvers of the kwq.ko that build.sh just made.
+symvers=$top/build/stock/src/Module.symvers
+[[ -f $symvers ]] || { say "no $symvers after scripts/build.sh"; exit 1; }
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/kwq-bench.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+cp -r "$top/module" "$top/uapi" "$top/bench" "$scratch/"
+if ! make -C "$KWQ_KDIR" M="$scratch/bench" KBUILD_EXTRA_SYMBOLS="$symvers" \
+	modules >"$out/module-build.log" 2>&1; then
+	tail -30 "$out/module-build.log" >&2
+	say "kwq_bench.ko build against $KWQ_KDIR failed"
+	exit 1
+fi
+cp "$scratch/bench/kwq_bench.ko" "$guest/kwq.ko" "$files/"
+make -s -C "$top/bench" O="$out/obj" >&2
+cp "$out/obj/kwq_bench" "$files/bin/"
+cp "$top/bench/guest-bench.sh" "$files/"
+
+# perf from the host (linux-perf, same 6.1 series) with its libraries, run
+# through the dynamic loader in the busybox guest. Optional.
+perf_ok=0
+if [[ ${KWQ_BENCH_PERF:-1} != 0 && -x /usr/bin/perf && $(head -c 4 /usr/bin/perf | tail -c 3) == ELF ]]; then
+	mkdir -p "$files/perf/lib"
+	cp /usr/bin/perf "$files/perf/perf"
+	ldd /usr/bin/perf | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' |
+		while read -r lib; do cp -L "$lib" "$files/perf/lib/"; done
+	loader=$(basename "$(ldd /usr/bin/perf | awk '/ld-linux/ { print $1 }')")
+	cat >"$files/perf/run" <<EOF
+#!/bin/sh
+d=\$(dirname "\$0")
+exec "\$d/lib/$loader" --library-path "\$d/lib" "\$d/perf" "\$@"
+EOF
+	chmod 755 "$files/perf/run"
+	perf_ok=1
+else
+	say "no usable /usr/bin/perf on the host (apt-get install linux-perf): no profiles"
+fi
+
+if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]]; then
+	reps=${KWQ_BENCH_REPS:-1} n_delay=2000
+	cat >"$files/bench.conf" <<EOF
+REPS=$reps SCALE_REPS=1 N_FLOOR=20000 N_CYCLE=4000 N_BATCH=8000 N_KERNEL=20000
+N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=100000 DEDUP_HOT=1000 DEDUP_ADDS=10000 PERF=$perf_ok
+EOF
+else
+	reps=${KWQ_BENCH_REPS:-5} n_delay=10000
+	cat >"$files/bench.conf" <<EOF
+REPS=$reps SCALE_REPS=3 N_FLOOR=100000 N_CYCLE=20000 N_BATCH=40000 N_KERNEL=100000
+N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=1000000 DEDUP_HOT=1000 DEDUP_ADDS=50000 PERF=$perf_ok
+EOF
+fi
+
+say "booting $KWQ_KVER under QEMU (TCG, 2 vCPUs): every benchmark, $reps repetition(s)"
+set +e
+# The guest's clock is the HPET: under TCG the kernel finds the vCPUs' TSCs
+# unsynchronized. tsc=reliable would be cheaper to read but, with the TSC
+# calibrated on a busy host, can leave the guest's clock crawling.
+scripts/vm-run.sh --kernel "$KWQ_KERNEL" --files "$files" --smp 2 --mem 2048 --timeout 1500 \
+	--log "$out/console.log" -- "$files/guest-bench.sh" |
+	tee "$out/guest.out" | grep --line-buffered -E '^KWQB-(ROUND|FAIL)' >&2
+rc=${PIPESTATUS[0]}
+set -e
+if ((rc != 0)); then
+	grep -E '^KWQB-FAIL|kwq_bench:' "$out/guest.out" >&2 || true
+	say "FAILED: the guest run ended with status $rc; see $out/guest.out and $out/console.log"
+	exit 1
+fi
+
+# ---- results ---------------------------------------------------------------
+grep '^KWQB ' "$out/guest.out" | awk '
+	{ n[$2]++; print $2 "," n[$2] "," $3 "," $4 }' >"$out/raw.body"
+{ echo "name,rep,value,unit"; cat "$out/raw.body"; } >"$out/raw.csv"
+rm "$out/raw.body"
+kver=$(awk '$1 == "KWQB-INFO" && $2 == "kernel" { print $3 }' "$out/guest.out")
+cpus=$(awk '$1 == "KWQB-INFO" && $2 == "cpus" { print $3 }' "$out/guest.out")
+cpu=$(awk '$1 == "KWQB-INFO" && $2 == "cpu" { $1 = $2 = ""; sub(/^ +/, ""); print }' "$out/guest.out")
+
+# Rows of the table: figure | label | baseline (a figure, or =constant) |
+# factor applied to the baseline | baseline label. Ratio = median / (factor *
+# baseline median): for times below 1 is faster, for rates above 1 is faster.
+rows=$(cat <<'EOF'
+floor.ioctl|no-op ioctl /dev/kwq (VERSION)|floor.getppid|1|getppid()
+floor.getppid|getppid()|-|1|-
+cycle.1t|add+get+done 1 thread|floor.ioctl|3|3 x ioctl floor
+cycle.1p1c|add+get+done 1P+1C wall|floor.ioctl|3|3 x ioctl floor
+cycle.1p1c.cpu|add+get+done 1P+1C CPU|floor.ioctl|3|3 x ioctl floor
+cycle.2p2c|add+get+done 2P+2C wall|floor.ioctl|3|3 x ioctl floor
+cycle.2p2c.cpu|add+get+done 2P+2C CPU|floor.ioctl|3|3 x ioctl floor
+batch.1t.1|batches of 1 1 thread|cycle.1t.rate|1|single-key 1 thread
+batch.1t.8|batches of 8 1 thread|cycle.1t.rate|1|single-key 1 thread
+batch.1t.64|batches of 64 1 thread|cycle.1t.rate|1|single-key 1 thread
+batch.1t.512|batches of 512 1 thread|cycle.1t.rate|1|single-key 1 thread
+batch.1p1c.1|batches of 1 1P+1C|cycle.1p1c.rate|1|single-key 1P+1C
+batch.1p1c.8|batches of 8 1P+1C|cycle.1p1c.rate|1|single-key 1P+1C
+batch.1p1c.64|batches of 64 1P+1C|cycle.1p1c.rate|1|single-key 1P+1C
+batch.1p1c.512|batches of 512 1P+1C|cycle.1p1c.rate|1|single-key 1P+1C
+kernel.1t|in-kernel kthread add+get+done|cycle.1t.rate|1|/dev/kwq 1 thread
+kernel.1p1c|in-kernel 1P+1C kthreads|cycle.1p1c.rate|1|/dev/kwq 1P+1C
+kernel.2p2c|in-kernel 2P+2C kthreads|cycle.2p2c.rate|1|/dev/kwq 2P+2C
+mq.1t|mq_send+mq_receive 1 thread|cycle.1t|1|kwq 1 thread
+mq.1p1c|mq_send+mq_receive 1P+1C|cycle.1p1c|1|kwq 1P+1C
+mq.2p2c|mq_send+mq_receive 2P+2C|cycle.2p2c|1|kwq 2P+2C
+delay.kwq.p50|add-after lateness p50|delay.base.p50|1|clock_nanosleep p50
+delay.kwq.p99|add-after lateness p99|delay.base.p99|1|clock_nanosleep p99
+delay.kwq.max|add-after lateness max|delay.base.max|1|clock_nanosleep max
+delay.base.p50|clock_nanosleep lateness p50|-|1|-
+delay.base.p99|clock_nanosleep lateness p99|-|1|-
+delay.base.max|clock_nanosleep lateness max|-|1|-
+delay.light.kwq.p50|add-after lateness p50 (1/10 keys)|delay.light.base.p50|1|clock_nanosleep p50
+delay.light.kwq.p99|add-after lateness p99 (1/10 keys)|delay.light.base.p99|1|clock_nanosleep p99
+delay.light.kwq.max|add-after lateness max (1/10 keys)|delay.light.base.max|1|clock_nanosleep max
+scale.add_after@1000|add-after 1k waiting|floor.ioctl|1|ioctl floor
+scale.add_after@100000|add-after 100k waiting|floor.ioctl|1|ioctl floor
+scale.add_after@1000000|add-after 1M waiting|floor.ioctl|1|ioctl floor
+scale.add@1000|add 1k queued|floor.ioctl|1|ioctl floor
+scale.add@100000|add 100k queued|floor.ioctl|1|ioctl floor
+scale.add@1000000|add 1M queued|floor.ioctl|1|ioctl floor
+mem.waiting.total|memory per waiting key (MemFree)|=32|1|32-byte key
+mem.waiting.slab|slab per waiting key (Slab)|=32|1|32-byte key
+mem.waiting.objects|slab objects per waiting key|=32|1|32-byte key
+mem.queued.total|memory per queued key (MemFree)|=32|1|32-byte key
+mem.queued.slab|slab per queued key (Slab)|=32|1|32-byte key
+mem.queued.objects|slab objects per queued key|=32|1|32-byte key
+dedup.adds|1000 hot keys 2P+2C adds|cycle.2p2c.rate|1|unique-key 2P+2C
+dedup.dedup_pct|adds absorbed as duplicates|-|1|-
+EOF
+)
+
+# min/median/max per figure, then the rows with their ratios.
+awk -F, -v rows="$rows" '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+NR > 1 { k = $1; c[k]++; v[k, c[k]] = $3 + 0; unit[k] = $4 }
+END {
+	for (k in c) {
+		delete a
+		for (i = 1; i <= c[k]; i++) a[i] = v[k, i]
+		med[k] = median(a, c[k]); lo[k] = a[1]; hi[k] = a[c[k]]
+	}
+	print "name,label,unit,reps,min,median,max,baseline,baseline_median,ratio"
+	nr = split(rows, r, "\n")
+	for (i = 1; i <= nr; i++) {
+		split(r[i], f, "|")
+		k = f[1]
+		if (!(k in c)) { printf "%s,%s,,0,,,,,,\n", k, f[2]; continue }
+		b = ""; bm = ""; ratio = ""
+		if (f[3] ~ /^=/) { bm = substr(f[3], 2) * f[4] }
+		else if (f[3] != "-" && (f[3] in c)) { bm = med[f[3]] * f[4] }
+		if (bm != "" && bm != 0) ratio = sprintf("%.3f", med[k] / bm)
+		if (f[3] != "-") b = f[5]
+		printf "%s,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%s\n", k, f[2], unit[k], c[k], lo[k], med[k], hi[k], b, (bm == "" ? "" : sprintf("%.6g", bm)), ratio
+	}
+}' "$out/raw.csv" >"$out/results.csv"
+
+# The table.
+{
+	echo "kwq benchmarks: kernel $kver, $cpus guest CPUs ($cpu), QEMU TCG, $reps round(s), scale runs $(awk '$1 == "KWQB-INFO" && $2 == "reps" { print $5 }' "$out/guest.out")"
+	awk '$1 == "KWQB-INFO" && $2 ~ /^mem\..*\.cache$/ { sub(/^mem\./, "", $2); sub(/\.cache$/, "", $2); c[$2] = $3 " (" $4 " " $5 ")" }
+		END { if (length(c)) printf "slab cache that grew most: waiting keys %s, queued keys %s\n", c["waiting"], c["queued"] }' "$out/guest.out"
+	echo "ratio = median / baseline (times: < 1 is faster than the baseline; rates: > 1 is faster)"
+	echo
+	awk -F, 'NR > 1 {
+		if ($4 == 0) { printf "%-34s %s\n", $2, "MISSING"; next }
+		printf "%-34s %11s %11s %11s %-9s %-20s %s\n", $2, $5, $6, $7, $3, $8, $10
+	}
+	BEGIN { printf "%-34s %11s %11s %11s %-9s %-20s %s\n", "measurement", "min", "median", "max", "unit", "baseline", "ratio"
+		printf "%-34s %11s %11s %11s %-9s %-20s %s\n", "-----------", "---", "------", "---", "----", "--------", "-----" }' \
+		"$out/results.csv"
+} >"$out/table.txt"
+
+# ---- plots -----------------------------------------------------------------
+# Lateness CDF: per percentile, the median over the repetitions.
+grep '^KWQB-CDF ' "$out/guest.out" | awk '
+	{ k = $2 SUBSEP $3; c[k]++; v[k, c[k]] = $4 + 0; names[$2] = 1; pcts[$3] = 1 }
+	END {
+		for (k in c) {
+			n = c[k]; delete a
+			for (i = 1; i <= n; i++) a[i] = v[k, i]
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+			m[k] = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		for (p in pcts) printf "%s %s %s %s %s\n", p, m["delay.kwq" SUBSEP p], m["delay.base" SUBSEP p],
+			m["delay.light.kwq" SUBSEP p], m["delay.light.base" SUBSEP p]
+	}' | sort -g >"$out/lateness.dat"
+# Scale: per queue size, median/min/max over the repetitions.
+grep '^KWQB-SCALE ' "$out/guest.out" | awk '
+	{ k = $2 SUBSEP $3; c[k]++; v[k, c[k]] = $4 + 0; sizes[$3] = 1 }
+	END {
+		for (k in c) {
+			n = c[k]; delete a
+			for (i = 1; i <= n; i++) a[i] = v[k, i]
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+			m[k] = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2; lo[k] = a[1]; hi[k] = a[n]
+		}
+		for (s in sizes) {
+			w = "add_after" SUBSEP s; q = "add" SUBSEP s
+			printf "%s %s %s %s %s %s %s\n", s, m[w], lo[w], hi[w], m[q], lo[q], hi[q]
+		}
+	}' | sort -g >"$out/scale.dat"
+floor=$(awk -F, '$1 == "floor.ioctl" { print $6 }' "$out/results.csv")
+title="kernel $kver, $cpus vCPUs, TCG"
+gnuplot -e "datafile='$out/lateness.dat'; outfile='$out/lateness.png'; subtitle='$title'; ndelay=$n_delay" \
+	"$top/bench/lateness.gp"
+gnuplot -e "datafile='$out/scale.dat'; outfile='$out/scale.png'; subtitle='$title'; floor=${floor:-0}" \
+	"$top/bench/scale.gp"
+
+# Profiles.
+if grep -q '^KWQB-PERF-BEGIN' "$out/guest.out"; then
+	sed -n '/^KWQB-PERF-BEGIN/,/^KWQB-PERF-END/p' "$out/guest.out" >"$out/perf.txt"
+fi
+
+cat "$out/table.txt"
+echo
+echo "results: $out/results.csv (every repetition: raw.csv), plots: $out/lateness.png $out/scale.png"
+[[ ! -f $out/perf.txt ]] || echo "profiles: $out/perf.txt"
+grep -q '^KWQB-DONE failed=0' "$out/guest.out" || { say "some benchmarks failed"; exit 1; }
+# The quick mode leaves out the largest queue sizes.
+if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]] || awk -F, 'NR > 1 && $4 == 0 { exit 1 }' "$out/results.csv"; then :; else
+	say "some figures are missing from the guest output"
+	exit 1
+fi
