@@ -35,11 +35,13 @@ static void run_once(struct kunit *test, struct kwq *q, const char *key)
 	KUNIT_EXPECT_EQ(test, kwq_done(q, key, strlen(key)), KWQ_DONE_FINISHED);
 }
 
-static struct kwq_stats stats(struct kwq *q)
+/* On the test's heap: struct kwq_stats is too big for KASAN stack frames. */
+static struct kwq_stats *stats(struct kunit *test, struct kwq *q)
 {
-	struct kwq_stats st;
+	struct kwq_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 
-	kwq_stats(q, &st);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
+	kwq_stats(q, st);
 	return st;
 }
 
@@ -65,7 +67,7 @@ static void kwq_backoff_test_exponential(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kwq_forget(q, "k", 1), 1);
 	KUNIT_EXPECT_EQ(test, kwq_forget(q, "k", 1), 0);
 	KUNIT_EXPECT_EQ(test, requeues(q, "k"), 0);
-	KUNIT_EXPECT_EQ(test, stats(q).items, 0);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->items, 0);
 	KUNIT_EXPECT_EQ(test, limited(q, "k"), KWQ_ADD_WAITING);
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(5)));
 }
@@ -77,7 +79,7 @@ static void kwq_backoff_test_unknown_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, requeues(fc->q, "nobody"), 0);
 	KUNIT_EXPECT_EQ(test, kwq_forget(fc->q, "nobody", 6), 0);
 	KUNIT_EXPECT_EQ(test, kwq_forget(fc->q, NULL, 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, stats(fc->q).items, 0);
+	KUNIT_EXPECT_EQ(test, stats(test, fc->q)->items, 0);
 }
 
 static const struct kwq_ratelimit bucket_10_per_s_burst_2 = {
@@ -97,7 +99,7 @@ static void kwq_backoff_test_bucket(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, limited(q, "c"), KWQ_ADD_WAITING);
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(100)));
 	KUNIT_EXPECT_EQ(test, requeues(q, "a"), 0);
-	KUNIT_EXPECT_EQ(test, stats(q).rate_limited, 3);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->rate_limited, 3);
 }
 
 /*
@@ -113,13 +115,13 @@ static void kwq_backoff_test_token_give_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, limited(q, "a"), KWQ_ADD_QUEUED);
 	KUNIT_EXPECT_EQ(test, limited(q, "a"), KWQ_ADD_DUPLICATE);
 	KUNIT_EXPECT_EQ(test, limited(q, "a"), KWQ_ADD_DUPLICATE);
-	KUNIT_EXPECT_EQ(test, stats(q).tokens_returned, 2);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->tokens_returned, 2);
 	/* Without the give-back this would wait 100 ms. */
 	KUNIT_EXPECT_EQ(test, limited(q, "b"), KWQ_ADD_QUEUED);
 	KUNIT_EXPECT_EQ(test, limited(q, "c"), KWQ_ADD_WAITING);
 	/* A key already waiting for an earlier deadline gives its token back too. */
 	KUNIT_EXPECT_EQ(test, limited(q, "c"), KWQ_ADD_WAIT_KEPT);
-	KUNIT_EXPECT_EQ(test, stats(q).tokens_returned, 3);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->tokens_returned, 3);
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(100)));
 }
 
@@ -130,7 +132,7 @@ static void kwq_backoff_test_eviction(struct kunit *test)
 	struct fake_clock *fc = fake_queue(test, &attr);
 	struct kwq *q = fc->q;
 	static const char *const keys[] = { "k0", "k1", "k2", "k3", "k4" };
-	struct kwq_stats st;
+	struct kwq_stats *st;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
@@ -138,17 +140,17 @@ static void kwq_backoff_test_eviction(struct kunit *test)
 		step(fc, MS(5));
 		run_once(test, q, keys[i]);
 	}
-	st = stats(q);
-	KUNIT_EXPECT_EQ(test, st.backoff_keys, 3);
-	KUNIT_EXPECT_EQ(test, st.backoff_evictions, 2);
-	KUNIT_EXPECT_EQ(test, st.items, 3);
+	st = stats(test, q);
+	KUNIT_EXPECT_EQ(test, st->backoff_keys, 3);
+	KUNIT_EXPECT_EQ(test, st->backoff_evictions, 2);
+	KUNIT_EXPECT_EQ(test, st->items, 3);
 	KUNIT_EXPECT_EQ(test, requeues(q, "k0"), 0);
 	KUNIT_EXPECT_EQ(test, requeues(q, "k1"), 0);
 	KUNIT_EXPECT_EQ(test, requeues(q, "k2"), 1);
 	KUNIT_EXPECT_EQ(test, requeues(q, "k4"), 1);
 	/* A backoff-only key that becomes active leaves the bound's count. */
 	KUNIT_EXPECT_EQ(test, kwq_add(q, "k2", 2), KWQ_ADD_QUEUED);
-	KUNIT_EXPECT_EQ(test, stats(q).backoff_keys, 2);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->backoff_keys, 2);
 	KUNIT_EXPECT_EQ(test, requeues(q, "k2"), 1);
 }
 
@@ -164,7 +166,7 @@ static void kwq_backoff_test_room_for_work(struct kunit *test)
 	run_once(test, q, "old");
 	KUNIT_EXPECT_EQ(test, kwq_add(q, "a", 1), KWQ_ADD_QUEUED);
 	KUNIT_EXPECT_EQ(test, kwq_add(q, "b", 1), KWQ_ADD_QUEUED);
-	KUNIT_EXPECT_EQ(test, stats(q).backoff_evictions, 1);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->backoff_evictions, 1);
 	KUNIT_EXPECT_EQ(test, kwq_add(q, "c", 1), -ENOSPC);
 }
 
@@ -175,7 +177,7 @@ static void kwq_backoff_test_shutdown(struct kunit *test)
 	kwq_shutdown(fc->q);
 	KUNIT_EXPECT_EQ(test, limited(fc->q, "k"), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, requeues(fc->q, "k"), 0);
-	KUNIT_EXPECT_EQ(test, stats(fc->q).rate_limited, 0);
+	KUNIT_EXPECT_EQ(test, stats(test, fc->q)->rate_limited, 0);
 }
 
 /* Destroying a queue frees backoff-only records (kmemleak checks). */
@@ -194,7 +196,7 @@ static void kwq_backoff_test_destroy(struct kunit *test)
 		scnprintf(key, sizeof(key), "d%d", i);
 		run_once(test, fc->q, key);
 	}
-	KUNIT_EXPECT_EQ(test, stats(fc->q).backoff_keys, 50);
+	KUNIT_EXPECT_EQ(test, stats(test, fc->q)->backoff_keys, 50);
 	kwq_destroy(fc->q);
 	fc->q = NULL;
 }

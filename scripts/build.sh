@@ -15,16 +15,19 @@ guest=$out/guest
 # Kbuild writes objects beside the sources, so each kernel gets its copy.
 rm -rf "$src" "$guest"
 mkdir -p "$src" "$guest/bin"
-cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$src/"
-if ! make -C "$KWQ_KDIR" M="$src" modules >"$out/build.log" 2>&1; then
+cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$src/"
+# W=1, and any warning fails: against the debug kernel this also covers
+# the KUnit modules, and KASAN's larger stack frames.
+if ! make -C "$KWQ_KDIR" M="$src" W=1 modules >"$out/build.log" 2>&1 ||
+	grep -E 'warning:' "$out/build.log" >&2; then
 	tail -40 "$out/build.log" >&2
-	echo "build.sh: module build against $KWQ_KDIR failed" >&2
+	echo "build.sh: module build against $KWQ_KDIR failed or warned" >&2
 	exit 1
 fi
 find "$src" -name '*.ko' -exec cp {} "$guest/" \;
 
 make -s -C "$top/userspace" O="$top/build/user" >&2
-for b in kwqctl kwq_abi_test kwq_abi_test32; do
+for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_sample_test; do
 	cp "$top/build/user/$b" "$guest/bin/"
 done
 cp "$top/scripts/guest/"*.sh "$guest/"

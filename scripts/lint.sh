@@ -47,7 +47,7 @@ checkpatch_dir() {
 
 kernel_sources() {
 	# Not the *.mod.c files kbuild generates beside an in-tree build.
-	(cd "$top" && for f in module/*.[ch] kunit/*.[ch] uapi/linux/*.h bench/*.c; do
+	(cd "$top" && for f in module/*.[ch] kunit/*.[ch] uapi/linux/*.h samples/*.c bench/*.c; do
 		# Kernel sources only: the benchmark's user program is not one.
 		[[ $f == *.mod.c || $f == bench/kwq_bench.c ]] || echo "$f"
 	done)
@@ -69,7 +69,7 @@ for f in $(kernel_sources); do
 done
 
 # Every header and every file that exports symbols: full kernel-doc.
-for f in module/kwq.h module/kwq_internal.h uapi/linux/kwq.h \
+for f in module/kwq.h module/kwq_internal.h module/kwq_pool.h uapi/linux/kwq.h \
 	 $(cd "$top" && grep -l EXPORT_SYMBOL module/*.c); do
 	status=0
 	(cd "$top" && perl "$cp_dir/scripts/kernel-doc" -v -none -Werror "$f") \
@@ -80,7 +80,7 @@ done
 # Builds in a scratch copy so they never disturb a build in the tree.
 build_copy() {
 	rm -rf "$tmp/src" && mkdir -p "$tmp/src"
-	cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$tmp/src/"
+	cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$tmp/src/"
 }
 
 build_copy

@@ -32,6 +32,9 @@ for m in kwq_kunit kwq_limiter_test; do
 	rmmod $m
 done
 
+# User programs and the sample kernel module on the same queues.
+. ./sample.sh
+
 tap_begin "unload-$(uname -r)"
 exec 3</dev/kwq
 if rmmod kwq 2>/dev/null; then refused=1; else refused=0; fi

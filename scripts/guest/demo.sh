@@ -105,6 +105,8 @@ say "Drain returns once nothing is queued or processing"
 run kwqctl drain demo --timeout 1000
 run kwqctl stats demo
 
+. ./demo-sample.sh
+
 say "Destroy the queue and unload"
 run kwqctl destroy demo
 run rmmod kwq
