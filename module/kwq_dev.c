@@ -231,6 +231,9 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	ret = kwq_key_from(key, k.key_ptr, k.key_len);
 	if (ret)
 		return ret;
+	/* Fault on the report now, while nothing has changed. */
+	if (put_user(0U, &ukey->result))
+		return -EFAULT;
 	switch (cmd) {
 	case KWQ_KEY_ADD:
 		ret = kwq_add_policy(q, key, k.key_len, k.flags);
@@ -272,6 +275,9 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	ret = kwq_key_from(key, a.key_ptr, a.key_len);
 	if (ret)
 		return ret;
+	/* Fault on the report now, while nothing has changed. */
+	if (put_user(0U, &ua->result))
+		return -EFAULT;
 	ret = kwq_add_after(q, key, a.key_len, a.delay_ns, a.flags);
 	if (ret < 0)
 		return ret;
@@ -357,8 +363,15 @@ static long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int c
 		return -EINVAL;
 	deadline = kwq_deadline_from(b.deadline_ns, file);
 	ue = u64_to_user_ptr(b.entries_ptr);
+	/*
+	 * Every report is written before the work it reports, so a fault
+	 * stops the batch while nothing of that entry has happened: the
+	 * count of carried-out entries can always be delivered.
+	 */
+	if (put_user(0U, &ub->completed))
+		return -EFAULT;
 	for (i = 0; i < b.count; i++) {
-		if (copy_from_user(&e, &ue[i], sizeof(e))) {
+		if (copy_from_user(&e, &ue[i], sizeof(e)) || put_user(0U, &ue[i].result)) {
 			ret = -EFAULT;
 			break;
 		}
@@ -367,12 +380,16 @@ static long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int c
 			ret = kwq_get_to_user(kf, e.key_ptr, e.key_len, &ue[i].key_len,
 					      i ? KWQ_NOWAIT : deadline,
 					      b.flags & KWQ_GET_UNLEASED);
-			if (!ret && put_user(0U, &ue[i].result))
-				ret = -EFAULT;
 		} else {
 			ret = kwq_batch_key_op(kf, &e, cmd, b.flags);
-			if (ret >= 0)
-				ret = put_user((u32)ret, &ue[i].result) ? -EFAULT : 0;
+			/* Carried out: count it even if its report faults. */
+			if (ret >= 0 && put_user((u32)ret, &ue[i].result)) {
+				i++;
+				ret = -EFAULT;
+				break;
+			}
+			if (ret > 0)
+				ret = 0;
 		}
 		if (ret)
 			break;
