@@ -18,6 +18,9 @@ tap_end
 
 tap_program "abi-64bit" ./bin/kwq_abi_test
 tap_program "abi-32bit" ./bin/kwq_abi_test32
+tap_program "fuzz-64bit" ./bin/kwq_fuzz
+tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
+. ./faults.sh
 
 # KUnit prints KTAP to the kernel log while the module loads. The log is
 # read from dmesg: 6.1's debugfs results keep only the last parameter of a
