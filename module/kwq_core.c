@@ -522,13 +522,16 @@ again:
 	}
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
-		if (q->n_items >= q->max_items && !kwq_evict_idle_locked(q, &stale)) {
+		if (q->n_items >= q->max_items && list_empty(&q->idle)) {
 			ret = -ENOSPC;
 			goto unlock;
 		}
 		ret = rhashtable_insert_fast(&q->items, &fresh->hnode, kwq_item_params);
 		if (ret)
 			goto unlock;
+		/* Evict only now that the insert cannot fail: errors change nothing. */
+		if (q->n_items >= q->max_items)
+			kwq_evict_idle_locked(q, &stale);
 		q->n_items++;
 		it = fresh;
 		fresh = NULL;
