@@ -10,9 +10,10 @@
  * lock rules.
  *
  * Calling contexts, in short: kwq_create(), kwq_lookup(), kwq_destroy(),
- * kwq_add(), kwq_get() and kwq_shutdown_drain() may sleep, and so may the
+ * kwq_add(), kwq_get(), their batch forms kwq_add_batch() and
+ * kwq_get_batch(), and kwq_shutdown_drain() may sleep, and so may the
  * kwq_put() that drops the last reference. kwq_add_atomic(), kwq_done(),
- * kwq_requeue(), kwq_len(), kwq_stats(), kwq_shutdown() and
+ * kwq_done_batch(), kwq_requeue(), kwq_len(), kwq_stats(), kwq_shutdown() and
  * kwq_shutting_down() take the queue's BH-safe spinlock and never sleep:
  * they may be called from process or softirq context (including soft
  * hrtimer callbacks and with spinlocks held), not from hard interrupts.
@@ -94,6 +95,16 @@ static inline ktime_t kwq_deadline_after(s64 timeout_ns)
 	return ktime_add_safe(ktime_get(), ns_to_ktime(timeout_ns));
 }
 
+/**
+ * struct kwq_key - one key of a batch (kwq_add_batch() and friends)
+ * @key: the key bytes.
+ * @len: their length, 1 to KWQ_KEY_MAX.
+ */
+struct kwq_key {
+	const void *key;
+	u32 len;
+};
+
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
 struct kwq *kwq_lookup(const char *name);
 void kwq_get_ref(struct kwq *q);
@@ -114,6 +125,11 @@ void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);
 int kwq_requeue(struct kwq *q, const void *key, u32 len);
+int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
+		  u32 *results);
+int kwq_get_batch(struct kwq *q, struct kwq_key *out, u32 n, void *buf, u32 size,
+		  ktime_t deadline);
+int kwq_done_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 *results);
 
 u64 kwq_len(struct kwq *q);
 void kwq_stats(struct kwq *q, struct kwq_stats *st);

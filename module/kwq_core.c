@@ -19,6 +19,7 @@
 #include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/rhashtable.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -225,9 +226,20 @@ static void kwq_free_stale(struct list_head *stale)
 		kwq_item_free(it);
 }
 
-static ktime_t kwq_now(struct kwq *q)
+static ktime_t kwq_clock_read(struct kwq *q)
 {
 	return q->clock ? q->clock->now(q->clock) : ktime_get();
+}
+
+/* The time of the current critical section; kwq.lock must be held. */
+static ktime_t kwq_now(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (!q->now_valid) {
+		q->now = kwq_clock_read(q);
+		q->now_valid = true;
+	}
+	return q->now;
 }
 
 /* Upper bounds of the histogram buckets, in ns (the last is +Inf). */
@@ -246,17 +258,37 @@ static void kwq_hist_observe(struct kwq_hist *h, u64 ns)
 	h->sum_ns += ns;
 }
 
-/* Nanoseconds from @stamp to now, never negative. */
+/*
+ * The clock of kwq_item.stamp, which only ever measures durations (queue
+ * latency, work duration, time processing): local_clock(), the clock of
+ * the scheduler's and delay accounting's durations, a TSC read where
+ * ktime_get() may have to read a slow clocksource. Stamps are compared
+ * with CLOCK_MONOTONIC deadlines only under a processing timeout, and
+ * a test clock must drive everything: those queues stamp with kwq_now().
+ * Across CPUs local_clock() may differ slightly; durations are clamped
+ * at zero.
+ */
+static u64 kwq_stamp_now(struct kwq *q)
+{
+	if (q->clock || q->processing_timeout)
+		return ktime_to_ns(kwq_now(q));
+	return local_clock();
+}
+
+/* Nanoseconds from @stamp to @now (both kwq_stamp_now()), never negative. */
+static u64 kwq_elapsed(u64 now, u64 stamp)
+{
+	return now > stamp ? now - stamp : 0;
+}
+
 static u64 kwq_since_locked(struct kwq *q, u64 stamp)
 {
-	s64 d = ktime_to_ns(kwq_now(q)) - stamp;
-
-	return d > 0 ? d : 0;
+	return kwq_elapsed(kwq_stamp_now(q), stamp);
 }
 
 static void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 {
-	it->stamp = ktime_to_ns(kwq_now(q));
+	it->stamp = kwq_stamp_now(q);
 	if (at_head)
 		list_add(&it->ready, &q->ready);
 	else
@@ -289,11 +321,11 @@ static void kwq_wake(struct kwq *q, unsigned int ready_added)
 {
 	bool ended, idle, ready;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	ready = q->n_queued;
 	ended = q->dead || (!q->n_queued && !kwq_more_may_come_locked(q));
 	idle = q->drainers && (q->dead || kwq_idle_locked(q));
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 
 	if (ended)
 		wake_up_all(&q->get_wait);
@@ -306,13 +338,16 @@ static void kwq_wake(struct kwq *q, unsigned int ready_added)
 /*
  * Fast path of kwq_wake() for the common case of a live, running queue:
  * only the ready-list wakeup matters, and it needs no lock. One consumer
- * is woken per key made ready.
+ * is woken per key made ready. With nobody waiting (a busy consumer, a
+ * producer alone) the wait queue's lock is not taken at all:
+ * wq_has_sleeper() pairs with the barrier in prepare_to_wait_exclusive()
+ * and the one after poll_wait() in kwq_poll().
  */
 static void kwq_wake_fast(struct kwq *q, unsigned int ready, bool slow)
 {
 	if (slow)
 		kwq_wake(q, ready);
-	else if (ready)
+	else if (ready && wq_has_sleeper(&q->get_wait))
 		wake_up_nr(&q->get_wait, ready);
 }
 
@@ -481,78 +516,108 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
 	return ret;
 }
 
-/*
- * Every add: now (@delay_ns <= 0) or after a delay. Looks the key up
- * under the lock; a new key's record is allocated there without sleeping,
- * or, when that fails, with the lock dropped and the lookup repeated. Only
- * the first add of a key allocates.
- */
-static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			  u32 flags, gfp_t gfp)
+/* Unlock, then free and wake what @w collected. */
+void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
+	__releases(&q->lock)
 {
-	struct kwq_item *fresh = NULL, *it;
+	bool slow = kwq_wake_slow_locked(q);
+
+	kwq_unlock(q);
+	kwq_free_stale(&w->stale);
+	kwq_wake_fast(q, w->ready, slow);
+}
+
+/*
+ * One add, now (@delay_ns <= 0) or after a delay, with kwq.lock held. A
+ * new key takes *@fresh if the caller allocated one, or a record
+ * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
+ * and the caller allocates one unlocked and calls again. An unused
+ * *@fresh is the caller's to free. Only the first add of a key allocates.
+ */
+static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			  u32 flags, gfp_t gfp, struct kwq_item **fresh,
+			  struct kwq_unlocked_work *w)
+{
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
-	unsigned int ready = 0;
-	bool slow;
-	LIST_HEAD(stale);
+	struct kwq_item *it;
 	int ret;
 
-	if (!kwq_key_valid(key, len) || (flags & ~KWQ_ADD_FLAGS))
-		return -EINVAL;
-again:
-	spin_lock_bh(&q->lock);
-	if (q->dead) {
-		ret = -EIDRM;
-		goto unlock;
-	}
+	if (q->dead)
+		return -EIDRM;
 	if (q->shutting_down) {
 		q->refused++;
-		ret = -ESHUTDOWN;
-		goto unlock;
+		return -ESHUTDOWN;
 	}
 	it = kwq_find_locked(q, key, len);
-	if (!it && !fresh)
-		fresh = kwq_item_new(key, len, (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
-	if (!it && !fresh) {
-		spin_unlock_bh(&q->lock);
-		fresh = kwq_item_new(key, len, gfp);
-		if (!fresh)
-			return -ENOMEM;
-		goto again;
-	}
 	if (!it) {
+		if (!*fresh)
+			*fresh = kwq_item_new(key, len,
+					      (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+		if (!*fresh)
+			return -EWOULDBLOCK;
 		/* At the limit, a backoff-only record gives way to real work. */
-		if (q->n_items >= q->max_items && list_empty(&q->idle)) {
-			ret = -ENOSPC;
-			goto unlock;
-		}
-		ret = rhashtable_insert_fast(&q->items, &fresh->hnode, kwq_item_params);
+		if (q->n_items >= q->max_items && list_empty(&q->idle))
+			return -ENOSPC;
+		ret = rhashtable_insert_fast(&q->items, &(*fresh)->hnode, kwq_item_params);
 		if (ret)
-			goto unlock;
+			return ret;
 		/* Evict only now that the insert cannot fail: errors change nothing. */
 		if (q->n_items >= q->max_items)
-			kwq_evict_idle_locked(q, &stale);
+			kwq_evict_idle_locked(q, &w->stale);
 		q->n_items++;
-		it = fresh;
-		fresh = NULL;
+		it = *fresh;
+		*fresh = NULL;
 	}
 	kwq_item_activate_locked(q, it);
 	if (flags & KWQ_ADD_RATE_LIMITED) {
-		ret = kwq_add_limited_locked(q, it, &ready);
+		ret = kwq_add_limited_locked(q, it, &w->ready);
 	} else if (delay_ns > 0) {
 		q->retries++;
 		ret = kwq_wait_locked(q, it, delay_ns, flags);
 	} else {
-		ret = kwq_add_now_locked(q, it, policy ?: q->policy, &ready);
+		ret = kwq_add_now_locked(q, it, policy ?: q->policy, &w->ready);
 	}
 	trace_kwq_add(q->name, key, len, ret, delay_ns > 0 ? delay_ns : 0);
-unlock:
-	slow = kwq_wake_slow_locked(q);
-	spin_unlock_bh(&q->lock);
+	return ret;
+}
+
+/*
+ * kwq_add_locked() until it has a record: drops the lock to allocate one
+ * sleeping when the allocation without sleeping failed. The lock is held
+ * on return either way.
+ */
+int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			 u32 flags, gfp_t gfp, struct kwq_unlocked_work *w)
+{
+	struct kwq_item *fresh = NULL;
+	int ret = kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w);
+
+	if (ret == -EWOULDBLOCK) {
+		kwq_unlock(q);
+		fresh = kwq_item_new(key, len, gfp);
+		kwq_lock(q);
+		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w) :
+			      -ENOMEM;
+	}
+	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
-		kwq_item_free(fresh);
-	kwq_free_stale(&stale);
-	kwq_wake_fast(q, ready, slow);
+		list_add(&fresh->ready, &w->stale);
+	return ret;
+}
+
+/* Every add of one key: now (@delay_ns <= 0) or after a delay. */
+static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			  u32 flags, gfp_t gfp)
+{
+	struct kwq_unlocked_work w;
+	int ret;
+
+	if (!kwq_key_valid(key, len) || (flags & ~KWQ_ADD_FLAGS))
+		return -EINVAL;
+	kwq_unlocked_work_init(&w);
+	kwq_lock(q);
+	ret = kwq_add_locked_alloc(q, key, len, delay_ns, flags, gfp, &w);
+	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
 
@@ -659,9 +724,9 @@ static int kwq_with_key(struct kwq *q, const void *key, u32 len,
 
 	if (!kwq_key_valid(key, len))
 		return -EINVAL;
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	ret = q->dead ? -EIDRM : op(q, kwq_find_locked(q, key, len), &stale);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_free_stale(&stale);
 	return ret;
 }
@@ -844,7 +909,7 @@ void kwq_run_due(struct kwq *q)
 	bool slow;
 	ktime_t now;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	now = kwq_now(q);
 	while ((node = timerqueue_getnext(&q->waiting)) && node->expires <= now) {
 		u64 late = ktime_to_ns(ktime_sub(now, node->expires));
@@ -860,7 +925,7 @@ void kwq_run_due(struct kwq *q)
 	/* The timer that brought us here may be spent: program the next one. */
 	kwq_program_timer_locked(q, true);
 	slow = kwq_wake_slow_locked(q);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_wake_fast(q, ready, slow);
 }
 EXPORT_SYMBOL_GPL(kwq_run_due);
@@ -872,11 +937,10 @@ static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
 }
 
 /* Hand out the oldest ready key. Returns 0, -EAGAIN (may wait) or error. */
-static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len,
-			   struct kwq_lease *lease)
+int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease)
 {
 	struct kwq_item *it;
-	u64 latency;
+	u64 latency, now;
 
 	if (q->dead)
 		return -EIDRM;
@@ -890,10 +954,11 @@ static int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len,
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	it->owner = lease ? lease->id : 0;
-	latency = kwq_since_locked(q, it->stamp);
+	now = kwq_stamp_now(q);
+	latency = kwq_elapsed(now, it->stamp);
 	kwq_hist_observe(&q->queue_latency, latency);
 	trace_kwq_get(q->name, it->key, it->len, 0, latency);
-	it->stamp = ktime_to_ns(kwq_now(q));
+	it->stamp = now;
 	list_add_tail(&it->ready, &q->busy);
 	q->n_processing++;
 	if (q->processing_timeout && q->n_processing == 1)
@@ -908,9 +973,9 @@ static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
 {
 	int ret;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	ret = kwq_take_locked(q, buf, cap, len, lease);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	return ret;
 }
 
@@ -1048,6 +1113,35 @@ static int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
 	return 0;
 }
 
+/* One done with kwq.lock held; returns an enum kwq_done_result or error. */
+int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		    struct kwq_unlocked_work *w)
+{
+	struct kwq_item *it;
+	u64 work;
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	ret = kwq_find_processing_locked(q, key, len, lease, &it);
+	if (ret)
+		return ret;
+	work = kwq_since_locked(q, it->stamp);
+	q->dones++;
+	kwq_hist_observe(&q->work_duration, work);
+	if (kwq_end_processing_locked(q, it)) {
+		q->requeues++;
+		kwq_ready_locked(q, it, false);
+		w->ready++;
+		ret = KWQ_DONE_REQUEUED;
+	} else {
+		ret = KWQ_DONE_FINISHED;
+	}
+	trace_kwq_done(q->name, it->key, it->len, ret, work);
+	kwq_item_settle_locked(q, it, &w->stale);
+	return ret;
+}
+
 /**
  * kwq_done_leased() - kwq_done() on behalf of a lease
  * @q: queue.
@@ -1059,36 +1153,13 @@ static int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
  */
 int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease)
 {
-	struct kwq_item *it;
-	unsigned int ready = 0;
-	bool slow;
-	LIST_HEAD(stale);
+	struct kwq_unlocked_work w;
 	int ret;
 
-	if (!kwq_key_valid(key, len))
-		return -EINVAL;
-	spin_lock_bh(&q->lock);
-	ret = kwq_find_processing_locked(q, key, len, lease, &it);
-	if (!ret) {
-		u64 work = kwq_since_locked(q, it->stamp);
-
-		q->dones++;
-		kwq_hist_observe(&q->work_duration, work);
-		if (kwq_end_processing_locked(q, it)) {
-			q->requeues++;
-			kwq_ready_locked(q, it, false);
-			ready++;
-			ret = KWQ_DONE_REQUEUED;
-		} else {
-			ret = KWQ_DONE_FINISHED;
-		}
-		trace_kwq_done(q->name, it->key, it->len, ret, work);
-		kwq_item_settle_locked(q, it, &stale);
-	}
-	slow = kwq_wake_slow_locked(q);
-	spin_unlock_bh(&q->lock);
-	kwq_free_stale(&stale);
-	kwq_wake_fast(q, ready, slow);
+	kwq_unlocked_work_init(&w);
+	kwq_lock(q);
+	ret = kwq_done_locked(q, key, len, lease, &w);
+	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
 
@@ -1129,12 +1200,12 @@ int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease
 
 	if (!kwq_key_valid(key, len))
 		return -EINVAL;
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	ret = kwq_find_processing_locked(q, key, len, lease, &it);
 	if (!ret)
 		kwq_give_back_locked(q, it);
 	slow = kwq_wake_slow_locked(q);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_wake_fast(q, !ret, slow);
 	return ret;
 }
@@ -1169,12 +1240,12 @@ EXPORT_SYMBOL_GPL(kwq_requeue);
  */
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
 {
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	/* Zero means "no lease" in kwq_item.owner. */
 	if (!++q->next_lease)
 		++q->next_lease;
 	lease->id = q->next_lease;
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 }
 
 /**
@@ -1194,7 +1265,7 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 	unsigned int ready = 0;
 	bool slow;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	/*
 	 * kwq.busy is in the order keys were taken. From the newest back,
 	 * each to the head of the queue: the oldest ends up first.
@@ -1209,7 +1280,7 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 		ready++;
 	}
 	slow = kwq_wake_slow_locked(q);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_wake_fast(q, ready, slow);
 }
 
@@ -1229,9 +1300,9 @@ u64 kwq_len(struct kwq *q)
 {
 	u64 n;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	n = q->n_queued;
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	return n;
 }
 EXPORT_SYMBOL_GPL(kwq_len);
@@ -1242,12 +1313,13 @@ EXPORT_SYMBOL_GPL(kwq_len);
  */
 static void kwq_stats_work_locked(struct kwq *q, struct kwq_stats *st)
 {
+	u64 now = kwq_stamp_now(q);
 	struct kwq_item *it;
 
 	list_for_each_entry(it, &q->busy, ready)
-		st->unfinished_work_ns += kwq_since_locked(q, it->stamp);
+		st->unfinished_work_ns += kwq_elapsed(now, it->stamp);
 	it = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
-	st->longest_running_ns = it ? kwq_since_locked(q, it->stamp) : 0;
+	st->longest_running_ns = it ? kwq_elapsed(now, it->stamp) : 0;
 }
 
 /**
@@ -1261,7 +1333,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	st->state = (q->shutting_down ? KWQ_STATE_SHUTTING_DOWN : 0) |
 		    (q->drainers ? KWQ_STATE_DRAINING : 0) |
 		    (q->dead ? KWQ_STATE_DESTROYED : 0);
@@ -1294,7 +1366,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	memcpy(st->work_duration, q->work_duration.count, sizeof(st->work_duration));
 	st->work_duration_sum_ns = q->work_duration.sum_ns;
 	st->processing_expiries = q->processing_expiries;
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 }
 EXPORT_SYMBOL_GPL(kwq_stats);
 
@@ -1308,9 +1380,9 @@ bool kwq_readable(struct kwq *q)
 {
 	bool r;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	r = q->dead || q->n_queued || !kwq_more_may_come_locked(q);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	return r;
 }
 
@@ -1330,11 +1402,11 @@ void kwq_shutdown(struct kwq *q)
 {
 	LIST_HEAD(stale);
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	q->shutting_down = true;
 	q->shutdown_seq++;
 	kwq_end_waiting_locked(q, false, &stale, NULL);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_free_stale(&stale);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
@@ -1352,9 +1424,9 @@ bool kwq_shutting_down(struct kwq *q)
 {
 	bool r;
 
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	r = q->shutting_down;
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	return r;
 }
 EXPORT_SYMBOL_GPL(kwq_shutting_down);
@@ -1389,19 +1461,19 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 	might_sleep();
 	if (flags & ~KWQ_DRAIN_FLUSH_WAITING)
 		return -EINVAL;
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	q->shutting_down = true;
 	q->drainers++;
 	seq = q->shutdown_seq;
 	kwq_end_waiting_locked(q, flags & KWQ_DRAIN_FLUSH_WAITING, &stale, &ready);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_free_stale(&stale);
 	kwq_wake(q, ready);
 
 	kwq_get_ref(q);
 	for (;;) {
 		prepare_to_wait(&q->drain_wait, &wait, TASK_INTERRUPTIBLE);
-		spin_lock_bh(&q->lock);
+		kwq_lock(q);
 		if (q->dead)
 			ret = -EIDRM;
 		else if (kwq_idle_locked(q))
@@ -1410,7 +1482,7 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 			ret = -ECANCELED;
 		else
 			ret = -EAGAIN;
-		spin_unlock_bh(&q->lock);
+		kwq_unlock(q);
 		if (ret != -EAGAIN)
 			break;
 		if (signal_pending(current)) {
@@ -1422,9 +1494,9 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 			break;
 	}
 	finish_wait(&q->drain_wait, &wait);
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	q->drainers--;
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_put(q);
 	return ret;
 }
@@ -1540,7 +1612,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 				  HRTIMER_MODE_ABS_SOFT);
 	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
 	q->processing_timeout = attr ? attr->processing_timeout_ns : 0;
-	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_now(q)));
+	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_clock_read(q)));
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);
 	init_waitqueue_head(&q->drain_wait);
@@ -1592,11 +1664,11 @@ void kwq_kill(struct kwq *q)
 	LIST_HEAD(stale);
 
 	kwq_registry_del(q);
-	spin_lock_bh(&q->lock);
+	kwq_lock(q);
 	q->dead = true;
 	q->shutting_down = true;
 	kwq_end_waiting_locked(q, false, &stale, NULL);
-	spin_unlock_bh(&q->lock);
+	kwq_unlock(q);
 	kwq_free_stale(&stale);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);

@@ -31,28 +31,10 @@
 
 #include "kwq_internal.h"
 
-/**
- * struct kwq_file - one open file of /dev/kwq
- * @attach_lock: serializes KWQ_IOC_CREATE and KWQ_IOC_OPEN on this file.
- * @q: the attached queue; written once under @attach_lock with release
- *	semantics, read without a lock with acquire semantics.
- * @lease: the keys this file holds; set up before @q is published.
- */
-struct kwq_file {
-	struct mutex attach_lock;	/* serializes CREATE and OPEN */
-	struct kwq *q;
-	struct kwq_lease lease;
-};
-
 static struct kwq *kwq_file_queue(struct kwq_file *kf)
 {
 	/* Pairs with smp_store_release() in kwq_attach(). */
 	return smp_load_acquire(&kf->q);
-}
-
-static bool kwq_is_zero(const void *p, size_t n)
-{
-	return !memchr_inv(p, 0, n);
 }
 
 /* ipc_perm-style check of the file's open mode against the queue. */
@@ -84,7 +66,15 @@ static int kwq_name_from(const u8 *raw, char *name)
 	return kwq_name_valid(name) ? 0 : -EINVAL;
 }
 
-static ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
+/**
+ * kwq_deadline_from() - the deadline of a call from user space
+ * @deadline_ns: the call's absolute CLOCK_MONOTONIC deadline, or
+ *	KWQ_DEADLINE_NOWAIT.
+ * @file: the /dev/kwq file (O_NONBLOCK never waits).
+ *
+ * Return: a deadline for kwq_get() or kwq_shutdown_drain().
+ */
+ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
 {
 	if (deadline_ns == KWQ_DEADLINE_NOWAIT || (file->f_flags & O_NONBLOCK))
 		return KWQ_NOWAIT;
@@ -324,81 +314,6 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uar
 			       g.flags & KWQ_GET_UNLEASED);
 }
 
-/* One entry of an add or done batch; returns the result or an error. */
-static int kwq_batch_key_op(struct kwq_file *kf, const struct kwq_batch_entry *e,
-			    unsigned int cmd, u32 flags)
-{
-	u8 key[KWQ_KEY_MAX];
-	int ret = kwq_key_from(key, e->key_ptr, e->key_len);
-
-	if (ret)
-		return ret;
-	if (cmd == KWQ_IOC_ADD_BATCH)
-		return kwq_add_policy(kf->q, key, e->key_len, flags);
-	return kwq_done_leased(kf->q, key, e->key_len, &kf->lease);
-}
-
-/*
- * Add, get or done for each entry in order, stopping at the first that
- * fails. Reports how many were carried out; fails only if none was.
- */
-static long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			  void __user *uarg)
-{
-	struct kwq_ioc_batch __user *ub = uarg;
-	struct kwq_batch_entry __user *ue;
-	u32 known = cmd == KWQ_IOC_GET_BATCH ? KWQ_GET_UNLEASED :
-		    cmd == KWQ_IOC_ADD_BATCH ? KWQ_ADD_POLICY_MASK : 0;
-	struct kwq_batch_entry e;
-	struct kwq_ioc_batch b;
-	ktime_t deadline;
-	int ret = 0;
-	u32 i;
-
-	if (copy_from_user(&b, uarg, sizeof(b)))
-		return -EFAULT;
-	if ((b.flags & ~known) || b.pad || !kwq_is_zero(b.reserved, sizeof(b.reserved)) ||
-	    b.count < 1 || b.count > KWQ_BATCH_MAX ||
-	    (cmd != KWQ_IOC_GET_BATCH && b.deadline_ns))
-		return -EINVAL;
-	deadline = kwq_deadline_from(b.deadline_ns, file);
-	ue = u64_to_user_ptr(b.entries_ptr);
-	/*
-	 * Every report is written before the work it reports, so a fault
-	 * stops the batch while nothing of that entry has happened: the
-	 * count of carried-out entries can always be delivered.
-	 */
-	if (put_user(0U, &ub->completed))
-		return -EFAULT;
-	for (i = 0; i < b.count; i++) {
-		if (copy_from_user(&e, &ue[i], sizeof(e)) || put_user(0U, &ue[i].result)) {
-			ret = -EFAULT;
-			break;
-		}
-		if (cmd == KWQ_IOC_GET_BATCH) {
-			/* Wait for the first key only; then take what is ready. */
-			ret = kwq_get_to_user(kf, e.key_ptr, e.key_len, &ue[i].key_len,
-					      i ? KWQ_NOWAIT : deadline,
-					      b.flags & KWQ_GET_UNLEASED);
-		} else {
-			ret = kwq_batch_key_op(kf, &e, cmd, b.flags);
-			/* Carried out: count it even if its report faults. */
-			if (ret >= 0 && put_user((u32)ret, &ue[i].result)) {
-				i++;
-				ret = -EFAULT;
-				break;
-			}
-			if (ret > 0)
-				ret = 0;
-		}
-		if (ret)
-			break;
-	}
-	if (put_user(i, &ub->completed))
-		return -EFAULT;
-	return i ? 0 : ret;
-}
-
 static long kwq_ioc_list(void __user *uarg)
 {
 	struct kwq_ioc_list __user *ul = uarg;
@@ -555,6 +470,8 @@ static __poll_t kwq_poll(struct file *file, poll_table *wait)
 	if (!q)
 		return EPOLLERR;
 	poll_wait(file, &q->get_wait, wait);
+	/* Pairs with wq_has_sleeper() in the core's wake-up of consumers. */
+	smp_mb();
 	return kwq_readable(q) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 

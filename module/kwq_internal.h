@@ -19,8 +19,10 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/timerqueue.h>
 #include <linux/wait.h>
 
@@ -43,8 +45,9 @@
  *	in kwq.idle while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
  *	the item is WAITING.
- * @stamp: when the item joined kwq.ready, or kwq.busy (ns of the queue's
- *	clock): the start of its queue latency, then of its work duration.
+ * @stamp: when the item joined kwq.ready, or kwq.busy (ns of
+ *	kwq_stamp_now()): the start of its queue latency, then of its work
+ *	duration.
  * @owner: id of the struct kwq_lease holding the key while PROCESSING,
  *	0 when no lease holds it.
  * @state: KWQ_ITEM_* bits.
@@ -143,6 +146,8 @@ struct kwq_hist {
  * @work_duration: time from get to done.
  * @processing_expiries: counter, see struct kwq_stats.
  * @processing_timeout: 0, or ns a key may stay processing.
+ * @now: the time read by the current holder of @lock (kwq_now()).
+ * @now_valid: @now was read since @lock was last taken.
  * @next_lease: the id the next lease gets.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
@@ -200,6 +205,8 @@ struct kwq {
 	struct kwq_hist work_duration;
 	u64 processing_expiries;
 	u64 processing_timeout;
+	ktime_t now;
+	bool now_valid;
 	u32 next_lease;
 
 	bool registered;
@@ -239,6 +246,57 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
 int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
 int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
 
+/*
+ * Take and release kwq.lock. The clock is read at most once while the lock
+ * is held (kwq_now()): everything a critical section does happens at one
+ * instant, and a batch of keys costs one clock read, not one per key.
+ */
+static inline void kwq_lock(struct kwq *q)
+	__acquires(&q->lock)
+{
+	spin_lock_bh(&q->lock);
+	q->now_valid = false;
+}
+
+static inline void kwq_unlock(struct kwq *q)
+	__releases(&q->lock)
+{
+	spin_unlock_bh(&q->lock);
+}
+
+/**
+ * struct kwq_unlocked_work - what a change under kwq.lock leaves for after
+ *	the unlock
+ * @stale: records to free (linked through kwq_item.ready).
+ * @ready: keys made ready: consumers to wake.
+ */
+struct kwq_unlocked_work {
+	struct list_head stale;
+	unsigned int ready;
+};
+
+static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
+{
+	INIT_LIST_HEAD(&w->stale);
+	w->ready = 0;
+}
+
+/* The steps of single-key calls, for batches (kwq_batch.c). */
+void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
+	__releases(&q->lock);
+int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			 u32 flags, gfp_t gfp, struct kwq_unlocked_work *w);
+int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		    struct kwq_unlocked_work *w);
+int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease);
+
+/* kwq_batch.c */
+int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
+			  struct kwq_lease *lease, u32 *results);
+u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u32 n,
+			 void *buf, u32 size, ktime_t deadline, struct kwq_lease *lease,
+			 int *err);
+
 /* kwq_registry.c */
 bool kwq_name_valid(const char *name);
 int kwq_registry_add(struct kwq *q);
@@ -252,8 +310,33 @@ void kwq_debugfs_del(struct dentry *file);
 void kwq_debugfs_init(void);
 void kwq_debugfs_exit(void);
 
+/**
+ * struct kwq_file - one open file of /dev/kwq
+ * @attach_lock: serializes KWQ_IOC_CREATE and KWQ_IOC_OPEN on this file.
+ * @q: the attached queue; written once under @attach_lock with release
+ *	semantics, read without a lock with acquire semantics.
+ * @lease: the keys this file holds; set up before @q is published.
+ */
+struct kwq_file {
+	struct mutex attach_lock;	/* serializes CREATE and OPEN */
+	struct kwq *q;
+	struct kwq_lease lease;
+};
+
+static inline bool kwq_is_zero(const void *p, size_t n)
+{
+	return !memchr_inv(p, 0, n);
+}
+
+struct file;
+
 /* kwq_dev.c */
 int kwq_dev_init(void);
 void kwq_dev_exit(void);
+ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file);
+
+/* kwq_dev_batch.c */
+long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
+		   void __user *uarg);
 
 #endif /* _KWQ_INTERNAL_H */

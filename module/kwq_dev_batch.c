@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kwq batches: KWQ_IOC_ADD_BATCH, _GET_BATCH and _DONE_BATCH.
+ *
+ * Entries are handled in chunks: the entries and keys of a chunk are
+ * copied in first, then the queue's lock is taken once for the whole
+ * chunk (kwq_add_batch(), kwq_take_batch(), kwq_done_batch()), so a batch
+ * costs one lock round trip, one clock read and one wake-up per chunk
+ * rather than per key. Entries are still carried out in order and the
+ * batch stops at the first that fails. Add and done write each report
+ * field of a chunk (as 0) before any of its work, so a fault stops the
+ * batch while nothing of that entry has happened; a get writes an entry
+ * only when it delivers its key, and puts back, in order, every key it
+ * took but could not deliver. Either way the count of carried-out entries
+ * is exact and no key is lost.
+ */
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "kwq_internal.h"
+
+/* Entries per chunk: bounds the time the queue's lock is held. */
+#define KWQ_CHUNK_ENTRIES	64
+/* One allocation per batch call holds a chunk's entries and keys. */
+#define KWQ_CHUNK_ALLOC		8192
+
+/**
+ * struct kwq_chunk - a chunk of a batch, in kernel memory
+ * @e: copies of the user's entries.
+ * @keys: the keys: copied in (add, done) or taken (get), in @bytes.
+ * @vals: results (add, done) or buffer sizes (get) of the entries.
+ * @bytes: key bytes, packed.
+ */
+struct kwq_chunk {
+	struct kwq_batch_entry e[KWQ_CHUNK_ENTRIES];
+	struct kwq_key keys[KWQ_CHUNK_ENTRIES];
+	u32 vals[KWQ_CHUNK_ENTRIES];
+	u8 bytes[];
+};
+
+#define KWQ_CHUNK_BYTES		(KWQ_CHUNK_ALLOC - sizeof(struct kwq_chunk))
+static_assert(KWQ_CHUNK_BYTES >= KWQ_KEY_MAX);
+
+/*
+ * Copy in up to @n entries. Returns how many are usable; *@err says why
+ * fewer (-EFAULT), 0 if none was refused. With @zero_results, each usable
+ * entry's result is written (0) first: add and done cannot be undone once
+ * carried out, so their reports must be known to be writable before.
+ */
+static u32 kwq_chunk_entries(struct kwq_chunk *c, struct kwq_batch_entry __user *ue,
+			     u32 n, bool zero_results, int *err)
+{
+	size_t left = copy_from_user(c->e, ue, n * sizeof(*ue));
+	u32 i, m = n - DIV_ROUND_UP(left, sizeof(*ue));
+
+	*err = m < n ? -EFAULT : 0;
+	for (i = 0; zero_results && i < m; i++) {
+		if (put_user(0U, &ue[i].result)) {
+			*err = -EFAULT;
+			return i;
+		}
+	}
+	return m;
+}
+
+/*
+ * Copy in the keys of @n entries while they fit. Returns how many were
+ * copied; *@err says why fewer: -EINVAL, -EFAULT, or 0 if @bytes is full.
+ */
+static u32 kwq_chunk_keys(struct kwq_chunk *c, u32 n, int *err)
+{
+	u32 i, off = 0;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		u32 len = c->e[i].key_len;
+
+		if (len < 1 || len > KWQ_KEY_MAX) {
+			*err = -EINVAL;
+			break;
+		}
+		if (len > KWQ_CHUNK_BYTES - off)
+			break;
+		if (copy_from_user(c->bytes + off, u64_to_user_ptr(c->e[i].key_ptr), len)) {
+			*err = -EFAULT;
+			break;
+		}
+		c->keys[i].key = c->bytes + off;
+		c->keys[i].len = len;
+		off += len;
+	}
+	return i;
+}
+
+/*
+ * One chunk of an add or done batch. Returns how many entries were carried
+ * out; *@err is non-zero if the batch stops there: the error of the entry
+ * that failed, when it is the chunk's first (an error after the first is
+ * seen by resubmitting the rest), and 0 when the keys filled the chunk.
+ */
+static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned int cmd,
+			      u32 flags, struct kwq_batch_entry __user *ue, u32 n, int *err)
+{
+	int entries_err, keys_err, ret;
+	u32 m, k, i;
+
+	m = kwq_chunk_entries(c, ue, n, true, &entries_err);
+	k = m ? kwq_chunk_keys(c, m, &keys_err) : 0;
+	if (k < m)
+		entries_err = keys_err;
+	if (!k) {
+		*err = entries_err;
+		return 0;
+	}
+	if (cmd == KWQ_IOC_ADD_BATCH)
+		ret = kwq_add_batch(kf->q, c->keys, k, flags, c->vals);
+	else
+		ret = kwq_done_batch_leased(kf->q, c->keys, k, &kf->lease, c->vals);
+	if (ret < 0) {
+		*err = ret;
+		return 0;
+	}
+	/*
+	 * Carried out: counted even if a report faults now (its field took
+	 * a zero before, so only a concurrent munmap gets here).
+	 */
+	for (i = 0; i < ret; i++)
+		if (put_user(c->vals[i], &ue[i].result))
+			break;
+	*err = ret < k ? -ECANCELED : entries_err;
+	return ret;
+}
+
+/* Put back, the last first, keys taken but not delivered: order is kept. */
+static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 from, u32 to,
+				struct kwq_lease *lease)
+{
+	while (to-- > from)
+		kwq_requeue_leased(kf->q, c->keys[to].key, c->keys[to].len, lease);
+}
+
+/*
+ * One chunk of a get batch: waits (until @deadline) only if nothing is
+ * ready and @deadline allows. Returns how many keys were delivered; *@err
+ * says why fewer than @n (0: the keys filled the chunk).
+ */
+static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_lease *lease,
+			 ktime_t deadline, struct kwq_batch_entry __user *ue, u32 n, int *err)
+{
+	int prep_err, ret;
+	u32 m, i, taken;
+
+	m = kwq_chunk_entries(c, ue, n, false, &prep_err);
+	if (!m) {
+		*err = prep_err;
+		return 0;
+	}
+	for (i = 0; i < m; i++)
+		c->vals[i] = c->e[i].key_len;
+	taken = kwq_get_batch_leased(kf->q, c->keys, c->vals, m, c->bytes, KWQ_CHUNK_BYTES,
+				     deadline, lease, &ret);
+	/* Entries are written only as far as keys are delivered. */
+	for (i = 0; i < taken; i++) {
+		if (put_user(0U, &ue[i].result) ||
+		    copy_to_user(u64_to_user_ptr(c->e[i].key_ptr), c->keys[i].key,
+				 c->keys[i].len) ||
+		    put_user(c->keys[i].len, &ue[i].key_len)) {
+			/* Never lose a key. */
+			kwq_chunk_give_back(kf, c, i, taken, lease);
+			*err = -EFAULT;
+			return i;
+		}
+	}
+	if (ret == -EMSGSIZE && put_user(c->keys[taken].len, &ue[taken].key_len))
+		ret = -EFAULT;
+	*err = taken < m ? ret : prep_err;
+	return taken;
+}
+
+/**
+ * kwq_ioc_batch() - add, get or done for each entry of a batch
+ * @file: the /dev/kwq file.
+ * @kf: its state, attached to a queue.
+ * @cmd: KWQ_IOC_ADD_BATCH, KWQ_IOC_GET_BATCH or KWQ_IOC_DONE_BATCH.
+ * @uarg: the struct kwq_ioc_batch.
+ *
+ * Entries are handled in order, stopping at the first that fails; a get
+ * waits for the first key only and then takes what is ready.
+ *
+ * Return: 0 with kwq_ioc_batch.completed set if any entry was carried
+ * out, else the first entry's error.
+ */
+long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
+		   void __user *uarg)
+{
+	struct kwq_ioc_batch __user *ub = uarg;
+	struct kwq_batch_entry __user *ue;
+	u32 known = cmd == KWQ_IOC_GET_BATCH ? KWQ_GET_UNLEASED :
+		    cmd == KWQ_IOC_ADD_BATCH ? KWQ_ADD_POLICY_MASK : 0;
+	struct kwq_lease *lease;
+	struct kwq_ioc_batch b;
+	struct kwq_chunk *c;
+	ktime_t deadline;
+	u32 done = 0, n;
+	int err = 0;
+
+	if (copy_from_user(&b, uarg, sizeof(b)))
+		return -EFAULT;
+	if ((b.flags & ~known) || b.pad || !kwq_is_zero(b.reserved, sizeof(b.reserved)) ||
+	    b.count < 1 || b.count > KWQ_BATCH_MAX ||
+	    (cmd != KWQ_IOC_GET_BATCH && b.deadline_ns))
+		return -EINVAL;
+	deadline = kwq_deadline_from(b.deadline_ns, file);
+	lease = cmd == KWQ_IOC_GET_BATCH && (b.flags & KWQ_GET_UNLEASED) ? NULL : &kf->lease;
+	ue = u64_to_user_ptr(b.entries_ptr);
+	if (put_user(0U, &ub->completed))
+		return -EFAULT;
+	c = kmalloc(KWQ_CHUNK_ALLOC, GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	while (!err && done < b.count) {
+		u32 m = min_t(u32, b.count - done, KWQ_CHUNK_ENTRIES);
+
+		if (cmd == KWQ_IOC_GET_BATCH)
+			/* Wait for the first key only; then take what is ready. */
+			n = kwq_chunk_get(kf, c, lease, done ? KWQ_NOWAIT : deadline,
+					  ue + done, m, &err);
+		else
+			n = kwq_chunk_add_done(kf, c, cmd, b.flags, ue + done, m, &err);
+		done += n;
+		/* A chunk cut short because its keys filled it goes on. */
+		if (WARN_ON_ONCE(!n && !err))
+			err = -EIO;	/* a key always fits: cannot happen */
+	}
+	kfree(c);
+	if (put_user(done, &ub->completed))
+		return -EFAULT;
+	return done ? 0 : err;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batches across the kernel's chunks: /dev/kwq handles a batch in chunks
+ * of at most 64 entries and a few KiB of key bytes, each under one lock.
+ * These tests put every kind of stop (bad length, bad pointer, small
+ * buffer, key not processing, unreadable entries, read-only reports) on
+ * both sides of a chunk boundary and check that entries are carried out
+ * in order, exactly the reported ones, and that no key is lost. Run in
+ * the guest as root, 64- and 32-bit.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libkwq.h"
+#include "tap.h"
+
+#define CHUNK	64	/* entries per kernel chunk (module/kwq_dev_batch.c) */
+#define N	200
+#define LONG	500	/* a few of these fill a chunk's key bytes */
+
+static char keys[N][KWQ_KEY_MAX];
+static char bufs[N][KWQ_KEY_MAX];
+static struct kwq_batch_entry e[KWQ_BATCH_MAX];
+
+static struct kwq_stats stats_of(int fd)
+{
+	struct kwq_stats st;
+
+	if (kwq_stats(fd, &st))
+		memset(&st, 0xff, sizeof(st));
+	return st;
+}
+
+/* Keys "k000".."k199", or 500-byte keys with that prefix. */
+static void make_keys(size_t len)
+{
+	int i;
+
+	for (i = 0; i < N; i++) {
+		memset(keys[i], 'x', len);
+		keys[i][0] = 'k';
+		keys[i][1] = '0' + i / 100;
+		keys[i][2] = '0' + i / 10 % 10;
+		keys[i][3] = '0' + i % 10;
+	}
+}
+
+static void point_at_keys(int from, int n, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		e[i].key_ptr = (uintptr_t)keys[from + i];
+		e[i].key_len = len;
+		e[i].result = 99;
+	}
+}
+
+static void point_at_bufs(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		e[i].key_ptr = (uintptr_t)bufs[i];
+		e[i].key_len = KWQ_KEY_MAX;
+		e[i].result = 99;
+	}
+}
+
+/* How many of the first @n gotten keys differ from keys[from...]. */
+static int misordered(int from, int n, size_t len)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += e[i].key_len != len || memcmp(bufs[i], keys[from + i], len);
+	return bad;
+}
+
+static int count_results(int n, unsigned int want)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += e[i].result == want;
+	return c;
+}
+
+static int new_queue(const char *name)
+{
+	int fd = kwq_create(name, 0600, 0);
+
+	if (fd < 0) {
+		printf("Bail out! create %s: %s\n", name, strerror(-fd));
+		exit(1);
+	}
+	return fd;
+}
+
+static void end_queue(int fd)
+{
+	kwq_destroy(fd);
+	close(fd);
+}
+
+/* Long keys: the chunks are cut by key bytes, not by entries. */
+static void test_long_keys(void)
+{
+	int fd = new_queue("bt-long");
+	struct kwq_stats st;
+
+	make_keys(LONG);
+	point_at_keys(0, N, LONG);
+	is(kwq_add_batch(fd, e, N, 0), N, "add batch of %d %d-byte keys", N, LONG);
+	is(count_results(N, KWQ_ADD_QUEUED), N, "every result is queued");
+	point_at_bufs(N);
+	is(kwq_get_batch(fd, e, N, 0, 0), N, "get batch takes them all");
+	is(misordered(0, N, LONG), 0, "in FIFO order, every byte");
+	point_at_keys(0, N, LONG);
+	is(kwq_done_batch(fd, e, N), N, "done batch of all");
+	is(count_results(N, KWQ_DONE_FINISHED), N, "every result is finished");
+	st = stats_of(fd);
+	ok(st.items == 0 && st.gets == N && st.dones == N, "nothing left, each counted once");
+	end_queue(fd);
+}
+
+/* The largest batch, with each key twice: the second add is a duplicate. */
+static void test_max_batch_with_duplicates(void)
+{
+	static char many[KWQ_BATCH_MAX / 2][8];
+	int fd = new_queue("bt-max");
+	int i, half = KWQ_BATCH_MAX / 2;
+	struct kwq_stats st;
+
+	for (i = 0; i < KWQ_BATCH_MAX; i++) {
+		snprintf(many[i % half], sizeof(many[0]), "m%d", i % half);
+		e[i].key_ptr = (uintptr_t)many[i % half];
+		e[i].key_len = strlen(many[i % half]);
+		e[i].result = 99;
+	}
+	is(kwq_add_batch(fd, e, KWQ_BATCH_MAX, 0), KWQ_BATCH_MAX, "add batch of %d",
+	   KWQ_BATCH_MAX);
+	st = stats_of(fd);
+	ok(st.adds == (unsigned int)half && st.dedups == (unsigned int)half &&
+	   st.queued == (unsigned int)half, "half queued, half duplicates");
+	is(count_results(half, KWQ_ADD_QUEUED), half, "the first half's results are queued");
+	for (i = half; i < KWQ_BATCH_MAX && e[i].result == KWQ_ADD_DUPLICATE; i++)
+		;
+	is(i, KWQ_BATCH_MAX, "the second half's results are duplicates");
+	end_queue(fd);
+}
+
+/* Adds "k000".."k099" and takes none. */
+static int queue_of_100(const char *name)
+{
+	int fd = new_queue(name);
+
+	make_keys(4);
+	point_at_keys(0, 100, 4);
+	if (kwq_add_batch(fd, e, 100, 0) != 100)
+		printf("# setup: add batch failed\n");
+	return fd;
+}
+
+static void test_get_stops(void)
+{
+	int fd = queue_of_100("bt-get");
+	struct kwq_stats st;
+
+	/* A buffer too small in the second chunk: the key stays queued. */
+	point_at_bufs(100);
+	e[70].key_len = 2;
+	is(kwq_get_batch(fd, e, 100, 0, 0), 70, "get batch stops at a small buffer (entry 70)");
+	is(misordered(0, 70, 4), 0, "the 70 before it, in order");
+	is(e[70].key_len, 4, "the small entry reports the key's length");
+	e[70].key_len = 2;
+	is(kwq_get_batch(fd, e + 70, 30, 0, 0), -EMSGSIZE, "resubmitting it shows -EMSGSIZE");
+	st = stats_of(fd);
+	ok(st.queued == 30 && st.processing == 70, "30 queued, 70 processing");
+
+	/* A bad buffer at entry 20 of 30: the last 10 go back, in order. */
+	point_at_bufs(30);
+	e[20].key_ptr = 8;
+	is(kwq_get_batch(fd, e, 30, 0, 0), 20, "get batch stops at a bad buffer");
+	is(misordered(70, 20, 4), 0, "the 20 before it, in order");
+	st = stats_of(fd);
+	ok(st.queued == 10 && st.processing == 90, "the 10 taken after it are queued again");
+	point_at_bufs(10);
+	is(kwq_get_batch(fd, e, 10, 0, 0), 10, "and come out next");
+	is(misordered(90, 10, 4), 0, "in their order");
+	end_queue(fd);
+}
+
+static void test_done_stops(void)
+{
+	int fd = queue_of_100("bt-done");
+	struct kwq_stats st;
+
+	point_at_bufs(100);
+	is(kwq_get_batch(fd, e, 100, 0, 0), 100, "take all 100");
+	point_at_keys(0, 100, 4);
+	e[80].key_ptr = (uintptr_t)"zzzz";
+	is(kwq_done_batch(fd, e, 100), 80, "done batch stops at a key not processing");
+	is(kwq_done_batch(fd, e + 80, 20), -ENOENT, "resubmitting it shows -ENOENT");
+	e[80].key_ptr = (uintptr_t)keys[80];
+	e[85].key_len = 0;
+	is(kwq_done_batch(fd, e + 80, 20), 5, "then stops at a zero length");
+	is(kwq_done_batch(fd, e + 85, 15), -EINVAL, "resubmitting it shows -EINVAL");
+	e[85].key_len = KWQ_KEY_MAX + 1;
+	is(kwq_done_batch(fd, e + 85, 15), -EINVAL, "an over-long key too");
+	e[85].key_len = 4;
+	is(kwq_done_batch(fd, e + 85, 15), 15, "the rest once fixed");
+	st = stats_of(fd);
+	ok(st.dones == 100 && st.items == 0, "every key done exactly once");
+	end_queue(fd);
+}
+
+/*
+ * Entries at the end of a readable page: the batch stops where they turn
+ * unreadable (or, for a read-only page, unwritable), and only the entries
+ * before carried out.
+ */
+static void test_entry_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t fit = 100;	/* entries before the boundary */
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct kwq_batch_entry *pe;
+	struct kwq_stats st;
+	int fd = new_queue("bt-pages");
+	size_t i;
+
+	if (map == MAP_FAILED) {
+		ok(0, "mmap: %s", strerror(errno));
+		return;
+	}
+	make_keys(4);
+	pe = (struct kwq_batch_entry *)(map + page) - fit;
+	for (i = 0; i < fit + 20; i++) {
+		pe[i].key_ptr = (uintptr_t)keys[i];
+		pe[i].key_len = 4;
+		pe[i].result = 99;
+	}
+	mprotect(map + page, page, PROT_NONE);
+	is(kwq_add_batch(fd, pe, fit + 20, 0), fit, "entries running into an unmapped page");
+	st = stats_of(fd);
+	ok(st.queued == fit && st.adds == fit, "exactly the %zu readable ones were added", fit);
+	is(kwq_add_batch(fd, pe + fit, 20, 0), -EFAULT, "the unreadable ones -> EFAULT");
+
+	/* Readable but not writable: no report can be written, nothing done. */
+	mprotect(map + page, page, PROT_READ);
+	is(kwq_add_batch(fd, pe + fit, 20, 0), -EFAULT, "entries on a read-only page -> EFAULT");
+	st = stats_of(fd);
+	ok(st.queued == fit && st.adds == fit && st.dedups == 0, "and nothing added");
+	munmap(map, 2 * page);
+	end_queue(fd);
+}
+
+int main(void)
+{
+	test_long_keys();
+	test_max_batch_with_duplicates();
+	test_get_stops();
+	test_done_stops();
+	test_entry_pages();
+	return tap_done();
+}
