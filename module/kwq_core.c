@@ -272,7 +272,12 @@ static u64 kwq_stamp_now(struct kwq *q)
 {
 	if (q->clock || q->processing_timeout)
 		return ktime_to_ns(kwq_now(q));
-	return local_clock();
+	lockdep_assert_held(&q->lock);
+	if (!q->stamp_valid) {
+		q->stamp_now = local_clock();
+		q->stamp_valid = true;
+	}
+	return q->stamp_now;
 }
 
 /* Nanoseconds from @stamp to @now (both kwq_stamp_now()), never negative. */

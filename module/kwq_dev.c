@@ -210,7 +210,7 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	struct kwq *q = kf->q;
 	struct kwq_ioc_key __user *ukey = uarg;
 	struct kwq_ioc_key k;
-	u8 key[KWQ_KEY_MAX];
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret;
 
 	if (copy_from_user(&k, uarg, sizeof(k)))
@@ -254,7 +254,7 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 {
 	struct kwq_ioc_add_after __user *ua = uarg;
 	struct kwq_ioc_add_after a;
-	u8 key[KWQ_KEY_MAX];
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
@@ -282,7 +282,7 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 			   ktime_t deadline, bool unleased)
 {
 	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
-	u8 key[KWQ_KEY_MAX];
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	u32 len = 0;
 	int ret;
 
@@ -494,6 +494,7 @@ static int kwq_release(struct inode *inode, struct file *file)
 		kwq_lease_end(kf->q, &kf->lease);
 		kwq_put(kf->q);
 	}
+	kwq_file_batch_release(kf);
 	mutex_destroy(&kf->attach_lock);
 	kfree(kf);
 	return 0;

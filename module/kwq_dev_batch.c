@@ -15,6 +15,7 @@
  * is exact and no key is lost.
  */
 
+#include <linux/bitops.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -41,6 +42,40 @@ struct kwq_chunk {
 
 #define KWQ_CHUNK_BYTES		(KWQ_CHUNK_ALLOC - sizeof(struct kwq_chunk))
 static_assert(KWQ_CHUNK_BYTES >= KWQ_KEY_MAX);
+
+/*
+ * The chunk buffer of a call: the file's own when no other call uses it,
+ * so that repeated batches neither allocate nor clear 8 KiB each time
+ * (init_on_alloc clears every allocation), else one for this call.
+ */
+static struct kwq_chunk *kwq_chunk_borrow(struct kwq_file *kf, bool *own)
+{
+	*own = !test_and_set_bit_lock(0, &kf->chunk_busy);
+	if (!*own)
+		return kmalloc(KWQ_CHUNK_ALLOC, GFP_KERNEL_ACCOUNT);
+	if (!kf->chunk)
+		kf->chunk = kmalloc(KWQ_CHUNK_ALLOC, GFP_KERNEL_ACCOUNT);
+	if (!kf->chunk)
+		clear_bit_unlock(0, &kf->chunk_busy);
+	return kf->chunk;
+}
+
+static void kwq_chunk_return(struct kwq_file *kf, struct kwq_chunk *c, bool own)
+{
+	if (own)
+		clear_bit_unlock(0, &kf->chunk_busy);
+	else
+		kfree(c);
+}
+
+/**
+ * kwq_file_batch_release() - free what batch calls kept for a file
+ * @kf: the file's state, which no call uses any more.
+ */
+void kwq_file_batch_release(struct kwq_file *kf)
+{
+	kfree(kf->chunk);
+}
 
 /*
  * Copy in up to @n entries. Returns how many are usable; *@err says why
@@ -204,6 +239,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 	ktime_t deadline;
 	u32 done = 0, n;
 	int err = 0;
+	bool own;
 
 	if (copy_from_user(&b, uarg, sizeof(b)))
 		return -EFAULT;
@@ -216,7 +252,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 	ue = u64_to_user_ptr(b.entries_ptr);
 	if (put_user(0U, &ub->completed))
 		return -EFAULT;
-	c = kmalloc(KWQ_CHUNK_ALLOC, GFP_KERNEL);
+	c = kwq_chunk_borrow(kf, &own);
 	if (!c)
 		return -ENOMEM;
 	while (!err && done < b.count) {
@@ -233,7 +269,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 		if (WARN_ON_ONCE(!n && !err))
 			err = -EIO;	/* a key always fits: cannot happen */
 	}
-	kfree(c);
+	kwq_chunk_return(kf, c, own);
 	if (put_user(done, &ub->completed))
 		return -EFAULT;
 	return done ? 0 : err;

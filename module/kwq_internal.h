@@ -147,7 +147,10 @@ struct kwq_hist {
  * @processing_expiries: counter, see struct kwq_stats.
  * @processing_timeout: 0, or ns a key may stay processing.
  * @now: the time read by the current holder of @lock (kwq_now()).
+ * @stamp_now: the stamp clock read by the current holder of @lock
+ *	(kwq_stamp_now()).
  * @now_valid: @now was read since @lock was last taken.
+ * @stamp_valid: @stamp_now was read since @lock was last taken.
  * @next_lease: the id the next lease gets.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
@@ -206,7 +209,9 @@ struct kwq {
 	u64 processing_expiries;
 	u64 processing_timeout;
 	ktime_t now;
+	u64 stamp_now;
 	bool now_valid;
+	bool stamp_valid;
 	u32 next_lease;
 
 	bool registered;
@@ -247,15 +252,17 @@ int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *l
 int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
 
 /*
- * Take and release kwq.lock. The clock is read at most once while the lock
- * is held (kwq_now()): everything a critical section does happens at one
- * instant, and a batch of keys costs one clock read, not one per key.
+ * Take and release kwq.lock. Each clock is read at most once while the
+ * lock is held (kwq_now(), kwq_stamp_now()): everything a critical section
+ * does happens at one instant, and a batch of keys costs one clock read,
+ * not one per key.
  */
 static inline void kwq_lock(struct kwq *q)
 	__acquires(&q->lock)
 {
 	spin_lock_bh(&q->lock);
 	q->now_valid = false;
+	q->stamp_valid = false;
 }
 
 static inline void kwq_unlock(struct kwq *q)
@@ -316,19 +323,35 @@ void kwq_debugfs_exit(void);
  * @q: the attached queue; written once under @attach_lock with release
  *	semantics, read without a lock with acquire semantics.
  * @lease: the keys this file holds; set up before @q is published.
+ * @chunk: buffer of batch calls, allocated by the first; one call at a
+ *	time uses it, the others allocate their own.
+ * @chunk_busy: bit 0 is set while a call uses @chunk; only that call
+ *	writes @chunk.
  */
 struct kwq_file {
 	struct mutex attach_lock;	/* serializes CREATE and OPEN */
 	struct kwq *q;
 	struct kwq_lease lease;
+	struct kwq_chunk *chunk;
+	unsigned long chunk_busy;
 };
 
+/* Whether @n bytes at @p are all zero; reserved fields are small u64 arrays. */
 static inline bool kwq_is_zero(const void *p, size_t n)
 {
-	return !memchr_inv(p, 0, n);
+	const u64 *w = p;
+	u64 acc = 0;
+	size_t i;
+
+	if (!__builtin_constant_p(n) || n % sizeof(u64) || n > 8 * sizeof(u64))
+		return !memchr_inv(p, 0, n);
+	for (i = 0; i < n / sizeof(u64); i++)
+		acc |= w[i];
+	return !acc;
 }
 
 struct file;
+struct kwq_chunk;
 
 /* kwq_dev.c */
 int kwq_dev_init(void);
@@ -338,5 +361,6 @@ ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file);
 /* kwq_dev_batch.c */
 long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 		   void __user *uarg);
+void kwq_file_batch_release(struct kwq_file *kf);
 
 #endif /* _KWQ_INTERNAL_H */
