@@ -158,9 +158,11 @@ static void kwq_batch_test_done_stops(struct kunit *test)
 static void kwq_batch_test_get_limits(struct kunit *test)
 {
 	struct batch_ctx *c = test->priv;
-	char big[3][400];
+	char (*big)[400] = kunit_kzalloc(test, 3 * sizeof(*big), GFP_KERNEL);
 	struct kwq_key got[3];
 	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, big);
 
 	KUNIT_EXPECT_EQ(test, kwq_get_batch(c->q, got, 3, c->buf, sizeof(c->buf), KWQ_NOWAIT),
 			-EAGAIN);
@@ -171,8 +173,8 @@ static void kwq_batch_test_get_limits(struct kunit *test)
 
 	/* Keys are packed: two 400-byte keys fit in 1000 bytes, three do not. */
 	for (i = 0; i < 3; i++) {
-		memset(big[i], 'a' + i, sizeof(big[i]));
-		KUNIT_ASSERT_EQ(test, kwq_add(c->q, big[i], sizeof(big[i])), KWQ_ADD_QUEUED);
+		memset(big[i], 'a' + i, 400);
+		KUNIT_ASSERT_EQ(test, kwq_add(c->q, big[i], 400), KWQ_ADD_QUEUED);
 	}
 	KUNIT_ASSERT_EQ(test, kwq_get_batch(c->q, got, 3, c->buf, 1000, KWQ_NOWAIT), 2);
 	KUNIT_EXPECT_EQ(test, got[0].len, 400U);
