@@ -55,6 +55,7 @@ while [ $r -le "$REPS" ]; do
 	echo "KWQB-ROUND $r"
 	step floor $B floor "$N_FLOOR"
 	step cycle.1t $B cycle1 "$N_CYCLE"
+	step ops $B ops $((N_CYCLE / 500)) 500
 	step cycle.1p1c $B cycle 1 1 "$N_CYCLE"
 	step cycle.2p2c $B cycle 2 2 "$N_CYCLE"
 	for b in 1 8 64 512; do

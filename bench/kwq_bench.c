@@ -12,6 +12,7 @@
  *
  *   floor ITERS                   no-op ioctl (KWQ_IOC_VERSION) and getppid()
  *   cycle1 N                      add; get; done of N keys in one thread
+ *   ops ROUNDS K                  each operation alone, per call, K keys a round
  *   cycle P C N                   P producer and C consumer threads, N keys
  *   batch1 B N                    add/get/done batches of B keys, one thread
  *   batch B N                     batches of B keys, 1 producer + 1 consumer
@@ -234,6 +235,61 @@ static int cmd_cycle1(int argc, char **argv)
 	result("cycle.1t", (double)(t1 - t0) / n, "ns/key");
 	result("cycle.1t.cpu", (double)(c1 - c0) / n, "ns/key");
 	result("cycle.1t.rate", (double)n * NSEC / (double)(t1 - t0), "keys/s");
+	return 0;
+}
+
+/*
+ * Each operation of the cycle on its own, in rounds of K keys (few enough
+ * that the key table never resizes): add of new keys, add of queued keys
+ * (duplicates), get, done, and the no-op ioctl, per call.
+ */
+static int cmd_ops(int argc, char **argv)
+{
+	unsigned long rounds = argc > 0 ? num(argv[0]) : 40, k = argc > 1 ? num(argv[1]) : 500;
+	uint64_t t[5] = { 0 }, t0;
+	char *keys = mkkeys(k), got[KWQ_KEY_MAX];
+	struct kwq_ioc_version v;
+	unsigned long r, i;
+	size_t len;
+	int fd = new_queue("ops"), ret;
+
+	for (r = 0; r < rounds; r++) {
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			add_key(fd, keys + i * KEY_LEN);
+		t[0] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_add(fd, keys + i * KEY_LEN, KEY_LEN) != KWQ_ADD_DUPLICATE)
+				die("ops: re-add is not a duplicate");
+		t[1] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++) {
+			ret = kwq_get(fd, got, sizeof(got), &len, 0);
+			if (ret || len != KEY_LEN || memcmp(got, keys + i * KEY_LEN, KEY_LEN))
+				die("ops get: %s", ret ? strerror(-ret) : "wrong key");
+		}
+		t[2] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_done(fd, keys + i * KEY_LEN, KEY_LEN) != KWQ_DONE_FINISHED)
+				die("ops: done failed");
+		t[3] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++) {
+			memset(&v, 0, sizeof(v));
+			if (ioctl(fd, KWQ_IOC_VERSION, &v))
+				die("KWQ_IOC_VERSION: %s", strerror(errno));
+		}
+		t[4] += now_ns() - t0;
+	}
+	end_queue(fd);
+	free(keys);
+	result("op.add_new", (double)t[0] / (rounds * k), "ns/call");
+	result("op.add_dup", (double)t[1] / (rounds * k), "ns/call");
+	result("op.get", (double)t[2] / (rounds * k), "ns/call");
+	result("op.done", (double)t[3] / (rounds * k), "ns/call");
+	result("op.floor", (double)t[4] / (rounds * k), "ns/call");
 	return 0;
 }
 
@@ -1131,7 +1187,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-		{ "floor", cmd_floor }, { "cycle1", cmd_cycle1 }, { "cycle", cmd_cycle },
+		{ "floor", cmd_floor }, { "cycle1", cmd_cycle1 }, { "ops", cmd_ops },
+		{ "cycle", cmd_cycle },
 		{ "batch", cmd_batch }, { "batch1", cmd_batch1 }, { "mq1", cmd_mq1 },
 		{ "mq", cmd_mq }, { "delay", cmd_delay }, { "delay-base", cmd_delay_base },
 		{ "scale-wait", cmd_scale_wait }, { "scale-queue", cmd_scale_queue },

@@ -114,6 +114,11 @@ rows=$(cat <<'EOF'
 floor.ioctl|no-op ioctl /dev/kwq (VERSION)|floor.getppid|1|getppid()
 floor.getppid|getppid()|-|1|-
 cycle.1t|add+get+done 1 thread|floor.ioctl|3|3 x ioctl floor
+op.add_new|add of a new key|op.floor|1|ioctl floor (same loop)
+op.add_dup|add of a queued key|op.floor|1|ioctl floor (same loop)
+op.get|get|op.floor|1|ioctl floor (same loop)
+op.done|done|op.floor|1|ioctl floor (same loop)
+op.floor|no-op ioctl (same loop)|-|1|-
 cycle.1p1c|add+get+done 1P+1C wall|floor.ioctl|3|3 x ioctl floor
 cycle.1p1c.cpu|add+get+done 1P+1C CPU|floor.ioctl|3|3 x ioctl floor
 cycle.2p2c|add+get+done 2P+2C wall|floor.ioctl|3|3 x ioctl floor
