@@ -18,6 +18,7 @@
 #include <linux/err.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
@@ -30,23 +31,38 @@
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
+/*
+ * Keys are hashed once per call, with a seed of the module's rather than
+ * the table's (which changes when the table is resized), and the hash is
+ * kept in the record: inserting and removing a record do not hash again.
+ */
+static u32 kwq_hash_seed __read_mostly;
+
 struct kwq_lookup_key {
 	const void *key;
 	u32 len;
+	u32 hash;
 };
+
+static void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 len)
+{
+	k->key = key;
+	k->len = len;
+	k->hash = jhash(key, len, kwq_hash_seed);
+}
 
 static u32 kwq_lookup_hash(const void *data, u32 len, u32 seed)
 {
 	const struct kwq_lookup_key *k = data;
 
-	return jhash(k->key, k->len, seed);
+	return k->hash;
 }
 
 static u32 kwq_item_hash(const void *data, u32 len, u32 seed)
 {
 	const struct kwq_item *it = data;
 
-	return jhash(it->key, it->len, seed);
+	return it->hash;
 }
 
 static int kwq_item_cmp(struct rhashtable_compare_arg *arg, const void *obj)
@@ -83,12 +99,18 @@ bool kwq_key_valid(const void *key, u32 len)
 	return key && len >= 1 && len <= KWQ_KEY_MAX;
 }
 
+static struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k)
+{
+	lockdep_assert_held(&q->lock);
+	return rhashtable_lookup_fast(&q->items, k, kwq_item_params);
+}
+
 static struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_lookup_key k = { .key = key, .len = len };
+	struct kwq_lookup_key k;
 
-	lockdep_assert_held(&q->lock);
-	return rhashtable_lookup_fast(&q->items, &k, kwq_item_params);
+	kwq_lookup_key_init(&k, key, len);
+	return kwq_find_key_locked(q, &k);
 }
 
 static struct kmem_cache *kwq_item_cache;
@@ -105,6 +127,7 @@ static size_t kwq_item_alloc_size(u32 key_len)
  */
 int kwq_core_init(void)
 {
+	kwq_hash_seed = get_random_u32();
 	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
 					   0, SLAB_ACCOUNT, NULL);
 	return kwq_item_cache ? 0 : -ENOMEM;
@@ -147,8 +170,10 @@ static void kwq_item_free(struct kwq_item *it)
 		kfree(it);
 }
 
-static struct kwq_item *kwq_item_new(const void *key, u32 len, gfp_t gfp)
+static struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
 {
+	const void *key = k->key;
+	u32 len = k->len;
 	struct kwq_item *it = len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
 			      kmalloc(kwq_item_alloc_size(len), gfp);
 
@@ -160,6 +185,7 @@ static struct kwq_item *kwq_item_new(const void *key, u32 len, gfp_t gfp)
 	it->owner = 0;
 	it->failures = 0;
 	it->len = len;
+	it->hash = k->hash;
 	memcpy(it->key, key, len);
 	return it;
 }
@@ -544,6 +570,7 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 			  struct kwq_unlocked_work *w)
 {
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
+	struct kwq_lookup_key k;
 	struct kwq_item *it;
 	int ret;
 
@@ -553,11 +580,11 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		q->refused++;
 		return -ESHUTDOWN;
 	}
-	it = kwq_find_locked(q, key, len);
+	kwq_lookup_key_init(&k, key, len);
+	it = kwq_find_key_locked(q, &k);
 	if (!it) {
 		if (!*fresh)
-			*fresh = kwq_item_new(key, len,
-					      (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+			*fresh = kwq_item_new(&k, (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
 		/* At the limit, a backoff-only record gives way to real work. */
@@ -598,8 +625,11 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	int ret = kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w);
 
 	if (ret == -EWOULDBLOCK) {
+		struct kwq_lookup_key k;
+
 		kwq_unlock(q);
-		fresh = kwq_item_new(key, len, gfp);
+		kwq_lookup_key_init(&k, key, len);
+		fresh = kwq_item_new(&k, gfp);
 		kwq_lock(q);
 		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w) :
 			      -ENOMEM;

@@ -50,15 +50,16 @@
  *	duration.
  * @owner: id of the struct kwq_lease holding the key while PROCESSING,
  *	0 when no lease holds it.
+ * @hash: hash of the key (kwq_hash_seed), computed once.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @failures: rate-limited adds since the last forget (NumRequeues),
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * state, len and failures share one word to keep the fixed part at 72
+ * state, len and failures share one word to keep the fixed part at 80
  * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
- * cache of their own sized to fit (104 bytes for a 32-byte key).
+ * cache of their own sized to fit (112 bytes for a 32-byte key).
  */
 struct kwq_item {
 	struct rhash_head hnode;
@@ -66,6 +67,7 @@ struct kwq_item {
 	struct timerqueue_node wait;
 	u64 stamp;
 	u32 owner;
+	u32 hash;
 	u32 state:3;
 	u32 len:10;
 	u32 failures:19;
