@@ -8,7 +8,8 @@
 #   lateness.png  add-after lateness CDF against a clock_nanosleep baseline
 #   scale.png     per-key add cost against the number of keys in the queue
 #   perf.txt      flat guest profiles (when perf is installed on the host)
-#   console.log   the whole guest console
+#   console.log   the whole guest console (console-icount.log: the
+#                 second boot, which counts instructions)
 # Environment: KWQ_BENCH_QUICK=1 (small sizes, 1 repetition: a smoke
 # test), KWQ_BENCH_REPS (rounds of the quick measurements, default 5; the
 # scale runs are repeated 3 times), KWQ_BENCH_PERF=0 to skip profiling.
@@ -46,7 +47,7 @@ fi
 cp "$scratch/bench/kwq_bench.ko" "$guest/kwq.ko" "$files/"
 make -s -C "$top/bench" O="$out/obj" >&2
 cp "$out/obj/kwq_bench" "$files/bin/"
-cp "$top/bench/guest-bench.sh" "$files/"
+cp "$top/bench/guest-bench.sh" "$top/bench/guest-icount.sh" "$files/"
 
 # perf from the host (linux-perf, same 6.1 series) with its libraries, run
 # through the dynamic loader in the busybox guest. Optional.
@@ -98,8 +99,25 @@ if ((rc != 0)); then
 	exit 1
 fi
 
+# Instruction counts: a second boot, 1 vCPU, the guest clock counting
+# instructions (-icount shift=0). Deterministic, so a busy host changes
+# nothing, and no artefact of emulation speed (a slow emulated clock read,
+# a descheduled vCPU) enters the ratios.
+say "booting again with -icount (1 vCPU): the single-thread figures in instructions"
+set +e
+scripts/vm-run.sh --icount --kernel "$KWQ_KERNEL" --files "$files" --smp 1 --mem 1024 \
+	--timeout 900 --log "$out/console-icount.log" -- "$files/guest-icount.sh" \
+	>"$out/guest-icount.out"
+rc=$?
+set -e
+if ((rc != 0)); then
+	grep -E '^KWQB-FAIL|kwq_bench:' "$out/guest-icount.out" >&2 || true
+	say "FAILED: the -icount guest run ended with status $rc; see $out/guest-icount.out and $out/console-icount.log"
+	exit 1
+fi
+
 # ---- results ---------------------------------------------------------------
-grep '^KWQB ' "$out/guest.out" | awk '
+cat "$out/guest.out" "$out/guest-icount.out" | grep '^KWQB ' | awk '
 	{ n[$2]++; print $2 "," n[$2] "," $3 "," $4 }' >"$out/raw.body"
 { echo "name,rep,value,unit"; cat "$out/raw.body"; } >"$out/raw.csv"
 rm "$out/raw.body"
@@ -160,6 +178,19 @@ mem.queued.slab|slab per queued key (Slab)|=32|1|32-byte key
 mem.queued.objects|slab objects per queued key|=32|1|32-byte key
 dedup.adds|1000 hot keys 2P+2C adds|cycle.2p2c.rate|1|unique-key 2P+2C
 dedup.dedup_pct|adds absorbed as duplicates|-|1|-
+ic.floor.ioctl|[insns] no-op ioctl (VERSION)|ic.floor.getppid|1|getppid()
+ic.floor.getppid|[insns] getppid()|-|1|-
+ic.cycle.1t|[insns] add+get+done 1 thread|ic.floor.ioctl|3|3 x ioctl floor
+ic.op.add_new|[insns] add of a new key|ic.op.floor|1|ioctl floor (same loop)
+ic.op.add_dup|[insns] add of a queued key|ic.op.floor|1|ioctl floor (same loop)
+ic.op.get|[insns] get|ic.op.floor|1|ioctl floor (same loop)
+ic.op.done|[insns] done|ic.op.floor|1|ioctl floor (same loop)
+ic.op.floor|[insns] no-op ioctl (same loop)|-|1|-
+ic.batch.1t.1|[insns] batches of 1, per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.8|[insns] batches of 8, per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.64|[insns] batches of 64, per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.512|[insns] batches of 512, per key|ic.cycle.1t|1|single-key cycle
+ic.mq.1t|[insns] mq_send+mq_receive|ic.cycle.1t|1|kwq 1 thread
 EOF
 )
 
@@ -196,7 +227,8 @@ END {
 	echo "kwq benchmarks: kernel $kver, $cpus guest CPUs ($cpu), QEMU TCG, $reps round(s), scale runs $(awk '$1 == "KWQB-INFO" && $2 == "reps" { print $5 }' "$out/guest.out")"
 	awk '$1 == "KWQB-INFO" && $2 ~ /^mem\..*\.cache$/ { sub(/^mem\./, "", $2); sub(/\.cache$/, "", $2); c[$2] = $3 " (" $4 " " $5 ")" }
 		END { if (length(c)) printf "slab cache that grew most: waiting keys %s, queued keys %s\n", c["waiting"], c["queued"] }' "$out/guest.out"
-	echo "ratio = median / baseline (times: < 1 is faster than the baseline; rates: > 1 is faster)"
+	echo "[insns]: instructions, from a second boot with -icount shift=0 and 1 vCPU (deterministic)"
+	echo "ratio = median / baseline (times, instructions: < 1 is faster than the baseline; rates: > 1 is faster)"
 	echo
 	awk -F, 'NR > 1 {
 		if ($4 == 0) { printf "%-34s %s\n", $2, "MISSING"; next }
@@ -244,8 +276,9 @@ gnuplot -e "datafile='$out/scale.dat'; outfile='$out/scale.png'; subtitle='$titl
 	"$top/bench/scale.gp"
 
 # Profiles.
-if grep -q '^KWQB-PERF-BEGIN' "$out/guest.out"; then
-	sed -n '/^KWQB-PERF-BEGIN/,/^KWQB-PERF-END/p' "$out/guest.out" >"$out/perf.txt"
+if grep -q '^KWQB-PERF-BEGIN' "$out/guest.out" "$out/guest-icount.out"; then
+	cat "$out/guest.out" "$out/guest-icount.out" |
+		sed -n '/^KWQB-PERF-BEGIN/,/^KWQB-PERF-END/p' >"$out/perf.txt"
 fi
 
 cat "$out/table.txt"
@@ -253,6 +286,7 @@ echo
 echo "results: $out/results.csv (every repetition: raw.csv), plots: $out/lateness.png $out/scale.png"
 [[ ! -f $out/perf.txt ]] || echo "profiles: $out/perf.txt"
 grep -q '^KWQB-DONE failed=0' "$out/guest.out" || { say "some benchmarks failed"; exit 1; }
+grep -q '^KWQB-DONE failed=0' "$out/guest-icount.out" || { say "some -icount benchmarks failed"; exit 1; }
 # The quick mode leaves out the largest queue sizes.
 if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]] || awk -F, 'NR > 1 && $4 == 0 { exit 1 }' "$out/results.csv"; then :; else
 	say "some figures are missing from the guest output"

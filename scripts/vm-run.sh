@@ -12,7 +12,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 usage() {
 	cat >&2 <<'EOF'
 usage: scripts/vm-run.sh [--kernel IMG] [--files DIR] [--mem MB] [--smp N]
-                         [--timeout SEC] [--kvm] [--log FILE]
+                         [--timeout SEC] [--kvm | --icount] [--log FILE]
                          [--append "extra cmdline"] -- GUEST_SCRIPT
 
   --kernel IMG    kernel image (default: $KWQ_KERNEL, see scripts/kernel.sh)
@@ -20,6 +20,7 @@ usage: scripts/vm-run.sh [--kernel IMG] [--files DIR] [--mem MB] [--smp N]
   --mem MB        guest memory (default 1024)       --smp N  vCPUs (default 2)
   --timeout SEC   hard limit for the whole VM run (default 600)
   --kvm           use -accel kvm instead of TCG (hangs on some hosts)
+  --icount        TCG with -icount shift=0: guest time counts instructions
   --log FILE      full console log (default: a kept /tmp/kwq-console.*.log)
   --append STR    extra kernel command line
 
@@ -33,7 +34,7 @@ EOF
 
 say() { printf 'vm-run: %s\n' "$*" >&2; }
 
-kernel=${KWQ_KERNEL:-} files="" mem=1024 smp=2 tmo=600 kvm=0 log="" append=""
+kernel=${KWQ_KERNEL:-} files="" mem=1024 smp=2 tmo=600 kvm=0 icount=0 log="" append=""
 # Options taking a value must have one (an empty one only for --append).
 need() { [[ $2 -ge 2 ]] || { say "$1 needs a value"; usage; }; }
 while [[ $# -gt 0 ]]; do
@@ -44,6 +45,7 @@ while [[ $# -gt 0 ]]; do
 	--smp) need "$1" $#; smp=$2; shift 2 ;;
 	--timeout) need "$1" $#; tmo=$2; shift 2 ;;
 	--kvm) kvm=1; shift ;;
+	--icount) icount=1; shift ;;
 	--log) need "$1" $#; log=$2; shift 2 ;;
 	--append) need "$1" $#; append=$2; shift 2 ;;
 	--) shift; break ;;
@@ -74,6 +76,11 @@ fi
 
 if ((kvm)); then
 	accel=(-accel kvm -cpu host)
+elif ((icount)); then
+	# The guest's clock counts instructions: 1 ns per instruction, no
+	# sleeping when idle. Timings become instruction counts, the same
+	# from run to run whatever else the host is doing.
+	accel=(-accel tcg -icount "shift=0,sleep=off")
 else
 	accel=(-accel tcg)
 fi
