@@ -711,6 +711,46 @@ static void kwq_test_add_atomic(struct kunit *test)
 	expect_get(test, q, "from-timer");
 }
 
+/*
+ * A queue keeps the records of keys that went away and gives them to new
+ * keys: nothing of the old key may show through (failures, deadline,
+ * state, bytes).
+ */
+static void kwq_test_reused_record_is_fresh(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	char buf[64];
+	int i;
+
+	/* "old" fails twice, waits, and goes away with forget + cancel. */
+	KUNIT_ASSERT_GE(test, kwq_add_rate_limited(q, "old-key", 7), 0);
+	KUNIT_ASSERT_GE(test, kwq_add_rate_limited(q, "old-key", 7), 0);
+	KUNIT_EXPECT_EQ(test, kwq_num_requeues(q, "old-key", 7), 2);
+	KUNIT_EXPECT_EQ(test, kwq_forget(q, "old-key", 7), 1);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "old-key", 7), 1);
+	expect_counts(test, q, 0, 0, 0, 0);
+	/* New keys of every small length take the spare records. */
+	for (i = 1; i <= 32; i++) {
+		memset(buf, 'n', i);
+		KUNIT_ASSERT_EQ(test, kwq_add(q, buf, i), KWQ_ADD_QUEUED);
+		KUNIT_EXPECT_EQ(test, kwq_num_requeues(q, buf, i), 0);
+	}
+	KUNIT_EXPECT_EQ(test, kwq_num_requeues(q, "old-key", 7), 0);
+	for (i = 1; i <= 32; i++) {
+		u32 len = 0;
+
+		KUNIT_ASSERT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), 0);
+		KUNIT_EXPECT_EQ(test, len, (u32)i);
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(buf, 'n', len));
+		KUNIT_EXPECT_EQ(test, kwq_done(q, buf, len), KWQ_DONE_FINISHED);
+	}
+	expect_counts(test, q, 0, 0, 0, 0);
+	/* And again, now that 32 records are spare. */
+	KUNIT_ASSERT_EQ(test, kwq_add(q, "again", 5), KWQ_ADD_QUEUED);
+	expect_get(test, q, "again");
+	KUNIT_EXPECT_EQ(test, done(q, "again"), KWQ_DONE_FINISHED);
+}
+
 static void kwq_test_memory_per_key(struct kunit *test)
 {
 	size_t b32 = kwq_item_bytes(32), b317 = kwq_item_bytes(317);
@@ -877,6 +917,7 @@ static struct kunit_case kwq_core_cases[] = {
 	KUNIT_CASE(kwq_test_max_items),
 	KUNIT_CASE(kwq_test_names),
 	KUNIT_CASE(kwq_test_add_atomic),
+	KUNIT_CASE(kwq_test_reused_record_is_fresh),
 	KUNIT_CASE(kwq_test_memory_per_key),
 	KUNIT_CASE(kwq_test_stress),
 	{}

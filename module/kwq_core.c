@@ -170,32 +170,62 @@ static void kwq_item_free(struct kwq_item *it)
 		kfree(it);
 }
 
-static struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
+static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 {
-	const void *key = k->key;
-	u32 len = k->len;
-	struct kwq_item *it = len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
-			      kmalloc(kwq_item_alloc_size(len), gfp);
-
-	if (!it)
-		return NULL;
 	INIT_LIST_HEAD(&it->ready);
 	timerqueue_init(&it->wait);
 	it->state = 0;
 	it->owner = 0;
 	it->failures = 0;
-	it->len = len;
+	it->len = k->len;
 	it->hash = k->hash;
-	memcpy(it->key, key, len);
+	memcpy(it->key, k->key, k->len);
+}
+
+static struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
+{
+	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
+			      kmalloc(kwq_item_alloc_size(k->len), gfp);
+
+	if (it)
+		kwq_item_init(it, k);
 	return it;
 }
 
-/* Unhash a record; the caller frees it from @stale once unlocked. */
+/*
+ * A record for a new key: one of the queue's spare records if the key is
+ * small, else a new one (allocated with @gfp, which must not sleep here).
+ */
+static struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key *k,
+					    gfp_t gfp)
+{
+	struct kwq_item *it;
+
+	if (k->len > KWQ_SMALL_KEY || !q->n_spare)
+		return kwq_item_new(k, gfp);
+	it = list_first_entry(&q->spare, struct kwq_item, ready);
+	list_del(&it->ready);
+	q->n_spare--;
+	kwq_item_init(it, k);
+	return it;
+}
+
+/*
+ * Unhash a record. A small one is kept as a spare while the queue has fewer
+ * than KWQ_SPARE_MAX, else the caller frees it from @stale once unlocked:
+ * a queue whose keys come and go (every key of a cycle is new) then takes
+ * no trip through the slab allocator per key.
+ */
 static void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
 	rhashtable_remove_fast(&q->items, &it->hnode, kwq_item_params);
 	q->n_items--;
-	list_add(&it->ready, stale);
+	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
+		list_add(&it->ready, &q->spare);
+		q->n_spare++;
+	} else {
+		list_add(&it->ready, stale);
+	}
 }
 
 /* Forget the least recently active backoff-only record, if there is one. */
@@ -584,7 +614,8 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	it = kwq_find_key_locked(q, &k);
 	if (!it) {
 		if (!*fresh)
-			*fresh = kwq_item_new(&k, (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+			*fresh = kwq_item_new_locked(q, &k,
+						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
 		/* At the limit, a backoff-only record gives way to real work. */
@@ -1550,6 +1581,7 @@ static void kwq_release(struct kref *ref)
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
 	rhashtable_free_and_destroy(&q->items, kwq_item_free_cb, NULL);
+	kwq_free_stale(&q->spare);
 	kfree(q);
 }
 
@@ -1636,6 +1668,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
 		goto invalid;
 	INIT_LIST_HEAD(&q->idle);
+	INIT_LIST_HEAD(&q->spare);
 	INIT_LIST_HEAD(&q->busy);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);

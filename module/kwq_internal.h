@@ -79,6 +79,9 @@ struct kwq_item {
 /* Keys up to this length get records from kwq_item_cache. */
 #define KWQ_SMALL_KEY		32
 
+/* Most unused small records a queue keeps for new keys (kwq.spare). */
+#define KWQ_SPARE_MAX		64
+
 /**
  * struct kwq_lease - keys taken by one consumer that must not be lost
  * @id: non-zero, unique among the leases of a queue; a processing item
@@ -117,6 +120,9 @@ struct kwq_hist {
  * @idle: backoff-only items (failures but no state), least recently
  *	active first; at most max_backoff_keys of them.
  * @n_idle: length of @idle.
+ * @spare: unused records of small keys, kept for new keys instead of
+ *	freeing and allocating; each stays charged to whoever allocated it.
+ * @n_spare: length of @spare, at most KWQ_SPARE_MAX.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: length of @ready.
  * @n_processing: items with KWQ_ITEM_PROCESSING.
@@ -180,6 +186,8 @@ struct kwq {
 	struct list_head busy;
 	struct list_head idle;
 	u64 n_idle;
+	struct list_head spare;
+	u32 n_spare;
 	struct kwq_rl rl;
 	u64 n_queued;
 	u64 n_processing;
