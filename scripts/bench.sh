@@ -186,10 +186,10 @@ ic.op.add_dup|[insns] add of a queued key|ic.op.floor|1|ioctl floor (same loop)
 ic.op.get|[insns] get|ic.op.floor|1|ioctl floor (same loop)
 ic.op.done|[insns] done|ic.op.floor|1|ioctl floor (same loop)
 ic.op.floor|[insns] no-op ioctl (same loop)|-|1|-
-ic.batch.1t.1|[insns] batches of 1, per key|ic.cycle.1t|1|single-key cycle
-ic.batch.1t.8|[insns] batches of 8, per key|ic.cycle.1t|1|single-key cycle
-ic.batch.1t.64|[insns] batches of 64, per key|ic.cycle.1t|1|single-key cycle
-ic.batch.1t.512|[insns] batches of 512, per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.1|[insns] batches of 1 per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.8|[insns] batches of 8 per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.64|[insns] batches of 64 per key|ic.cycle.1t|1|single-key cycle
+ic.batch.1t.512|[insns] batches of 512 per key|ic.cycle.1t|1|single-key cycle
 ic.mq.1t|[insns] mq_send+mq_receive|ic.cycle.1t|1|kwq 1 thread
 EOF
 )
