@@ -935,9 +935,10 @@ static void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
 /*
  * Put keys that stayed processing longer than the processing timeout back
  * at the head of the queue, the oldest first (controller-runtime#798: a
- * worker that hangs must not hold its key forever).
+ * worker that hangs must not hold its key forever), counting them in @ready
+ * so that consumers are woken for them.
  */
-static void kwq_expire_processing_locked(struct kwq *q, ktime_t now)
+static void kwq_expire_processing_locked(struct kwq *q, ktime_t now, unsigned int *ready)
 {
 	struct kwq_item *it, *next;
 	LIST_HEAD(overdue);
@@ -955,6 +956,7 @@ static void kwq_expire_processing_locked(struct kwq *q, ktime_t now)
 					    ktime_to_ns(now) - it->stamp);
 		q->processing_expiries++;
 		kwq_give_back_locked(q, it);
+		(*ready)++;
 	}
 }
 
@@ -987,7 +989,7 @@ void kwq_run_due(struct kwq *q)
 		ret = kwq_mark_dirty_locked(q, it, &ready);
 		trace_kwq_fire(q->name, it->key, it->len, ret, late);
 	}
-	kwq_expire_processing_locked(q, now);
+	kwq_expire_processing_locked(q, now, &ready);
 	/* The timer that brought us here may be spent: program the next one. */
 	kwq_program_timer_locked(q, true);
 	slow = kwq_wake_slow_locked(q);

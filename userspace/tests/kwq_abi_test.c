@@ -605,6 +605,24 @@ static void test_processing_timeout(void)
 	   "the key is handed out again after the timeout");
 	is(stats_of(fd).processing_expiries, 1, "stats: one processing expiry");
 	is(done_s(fd, "stuck"), KWQ_DONE_FINISHED, "done of the second hand-out");
+	/* A poller is woken when the timeout puts the key back. */
+	add_s(fd, "polled");
+	is(get_is(fd, "polled"), 0, "a worker takes another key and hangs");
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct timespec t0, t1;
+		double waited;
+
+		is(poll(&p, 1, 0), 0, "not readable while the key is processing");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		is(poll(&p, 1, 20000), 1, "readable once the timeout puts the key back");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		waited = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		/* Woken by the key's return, not found at poll's own timeout. */
+		ok(waited < 10, "the poller was woken (%.3f s; poll gives up at 20 s)", waited);
+	}
+	is(get_is(fd, "polled"), 0, "and the key is there");
+	is(done_s(fd, "polled"), KWQ_DONE_FINISHED, "done of it");
 	kwq_destroy(fd);
 	close(fd);
 	c.processing_timeout_ns = KWQ_DELAY_MAX_NS + 1;
