@@ -34,7 +34,10 @@
 /*
  * Keys are hashed once per call, with a seed of the module's rather than
  * the table's (which changes when the table is resized), and the hash is
- * kept in the record: inserting and removing a record do not hash again.
+ * kept in the record: inserting and removing a record do not hash the key
+ * again. The table's seed is still mixed in (one word, cheap), so that a
+ * rehash with a new seed, which rhashtable does when a chain grows too
+ * long, spreads the keys of that chain.
  */
 static u32 kwq_hash_seed __read_mostly;
 
@@ -55,14 +58,14 @@ static u32 kwq_lookup_hash(const void *data, u32 len, u32 seed)
 {
 	const struct kwq_lookup_key *k = data;
 
-	return k->hash;
+	return jhash_1word(k->hash, seed);
 }
 
 static u32 kwq_item_hash(const void *data, u32 len, u32 seed)
 {
 	const struct kwq_item *it = data;
 
-	return it->hash;
+	return jhash_1word(it->hash, seed);
 }
 
 static int kwq_item_cmp(struct rhashtable_compare_arg *arg, const void *obj)
@@ -211,21 +214,27 @@ static struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_look
 }
 
 /*
- * Unhash a record. A small one is kept as a spare while the queue has fewer
- * than KWQ_SPARE_MAX, else the caller frees it from @stale once unlocked:
- * a queue whose keys come and go (every key of a cycle is new) then takes
- * no trip through the slab allocator per key.
+ * Retire an unhashed record: a small one is kept as a spare while the
+ * queue has fewer than KWQ_SPARE_MAX, else the caller frees it from @stale
+ * once unlocked. A queue whose keys come and go (every key of a cycle is
+ * new) then takes no trip through the slab allocator per key.
  */
-static void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+static void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
-	rhashtable_remove_fast(&q->items, &it->hnode, kwq_item_params);
-	q->n_items--;
 	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
 		list_add(&it->ready, &q->spare);
 		q->n_spare++;
 	} else {
 		list_add(&it->ready, stale);
 	}
+}
+
+/* Unhash a record and retire it. */
+static void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	rhashtable_remove_fast(&q->items, &it->hnode, kwq_item_params);
+	q->n_items--;
+	kwq_item_retire_locked(q, it, stale);
 }
 
 /* Forget the least recently active backoff-only record, if there is one. */
@@ -485,8 +494,9 @@ static void kwq_unwait_locked(struct kwq *q, struct kwq_item *it)
 
 /*
  * Empty the waiting set: queue every waiting key now (@flush), or drop
- * the entries and move records left without state to @stale for the
- * caller to free once unlocked (linked through their unused ready link).
+ * the entries and retire records left without state (to the spares, or to
+ * @stale for the caller to free once unlocked, linked through their
+ * unused ready link).
  */
 static void kwq_end_waiting_locked(struct kwq *q, bool flush, struct list_head *stale,
 				   unsigned int *ready)
@@ -613,14 +623,14 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	kwq_lookup_key_init(&k, key, len);
 	it = kwq_find_key_locked(q, &k);
 	if (!it) {
+		/* At the limit, a backoff-only record gives way to real work. */
+		if (q->n_items >= q->max_items && list_empty(&q->idle))
+			return -ENOSPC;
 		if (!*fresh)
 			*fresh = kwq_item_new_locked(q, &k,
 						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
-		/* At the limit, a backoff-only record gives way to real work. */
-		if (q->n_items >= q->max_items && list_empty(&q->idle))
-			return -ENOSPC;
 		ret = rhashtable_insert_fast(&q->items, &(*fresh)->hnode, kwq_item_params);
 		if (ret)
 			return ret;
@@ -667,7 +677,7 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	}
 	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
-		list_add(&fresh->ready, &w->stale);
+		kwq_item_retire_locked(q, fresh, &w->stale);
 	return ret;
 }
 

@@ -6,7 +6,8 @@
  *  - kwq.lock, a BH-safe spinlock, protects everything in struct kwq that
  *    is not constant after creation: the key table, the ready list, the
  *    counters and the state flags, and every kwq_item. It is taken with
- *    spin_lock_bh() from process and softirq context. It is never taken in
+ *    kwq_lock() (spin_lock_bh(), and a new instant for the cached clocks)
+ *    from process and softirq context. It is never taken in
  *    hard interrupt context: on 6.1 rhashtable bucket locks use
  *    local_bh_disable(), which must not run with interrupts off.
  *  - kwq_registry_lock, a mutex, protects the list of named queues and
@@ -278,6 +279,9 @@ static inline void kwq_lock(struct kwq *q)
 static inline void kwq_unlock(struct kwq *q)
 	__releases(&q->lock)
 {
+	/* Whoever takes the lock next reads the clocks again. */
+	q->now_valid = false;
+	q->stamp_valid = false;
 	spin_unlock_bh(&q->lock);
 }
 
