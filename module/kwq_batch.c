@@ -1,16 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kwq batches: add, get and done of many keys with the queue's lock taken
- * once (and the clock read once) for all of them, and consumers woken
- * once. Each key goes through the same locked step as a single-key call
- * (kwq_core.c), in order, and a batch stops at the first key that fails,
- * so its outcome is that of the single-key calls one after the other.
+ * (and the clock read, and consumers woken) once per 64 keys rather than
+ * once per key. Each key goes through the same locked step as a single-key
+ * call (kwq_core.c), in order, and a batch stops at the first key that
+ * fails, so its outcome is that of the single-key calls one after the other.
  */
 
 #include <linux/kernel.h>
 #include <linux/module.h>
 
 #include "kwq_internal.h"
+
+/*
+ * Keys handled per hold of the lock: a long batch lets others (and bottom
+ * halves, which the lock keeps off) in between.
+ */
+#define KWQ_BATCH_LOCK_KEYS	64
+
+/* Every KWQ_BATCH_LOCK_KEYS keys: let go of the lock, finish, take it again. */
+static void kwq_batch_breathe(struct kwq *q, u32 i, struct kwq_unlocked_work *w)
+	__releases(&q->lock) __acquires(&q->lock)
+{
+	if (!i || i % KWQ_BATCH_LOCK_KEYS)
+		return;
+	kwq_unlock_and_finish(q, w);
+	kwq_unlocked_work_init(w);
+	kwq_lock(q);
+}
 
 /**
  * kwq_add_batch() - add many keys under one lock
@@ -21,12 +38,12 @@
  * @results: out: the enum kwq_add_result of each key carried out.
  *
  * Like kwq_add_policy() for each key in turn, stopping at the first that
- * fails; the queue's lock is taken once (and dropped only to allocate a
- * record sleeping), and consumers are woken once.
+ * fails; the queue's lock is taken once per 64 keys (and dropped only to
+ * allocate a record sleeping), and consumers are woken as often.
  *
  * Context: process context; may sleep.
- * Return: how many keys were carried out, from the first, if any was;
- * otherwise the first key's error, as kwq_add_policy().
+ * Return: how many keys were carried out, from the first, if any was
+ * (0 for @n of 0); otherwise the first key's error, as kwq_add_policy().
  */
 int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 		  u32 *results)
@@ -41,6 +58,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
+		kwq_batch_breathe(q, i, &w);
 		ret = kwq_key_valid(keys[i].key, keys[i].len) ?
 		      kwq_add_locked_alloc(q, keys[i].key, keys[i].len, 0, policy, q->gfp, &w) :
 		      -EINVAL;
@@ -74,6 +92,7 @@ int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
+		kwq_batch_breathe(q, i, &w);
 		ret = kwq_done_locked(q, keys[i].key, keys[i].len, lease, &w);
 		if (ret < 0)
 			break;
@@ -91,11 +110,11 @@ int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
  * @results: out: the enum kwq_done_result of each key carried out.
  *
  * Like kwq_done() for each key in turn, stopping at the first that fails,
- * with the queue's lock taken once.
+ * with the queue's lock taken once per 64 keys.
  *
  * Context: process or softirq context.
- * Return: how many keys were carried out, from the first, if any was;
- * otherwise the first key's error, as kwq_done().
+ * Return: how many keys were carried out, from the first, if any was
+ * (0 for @n of 0); otherwise the first key's error, as kwq_done().
  */
 int kwq_done_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 *results)
 {
@@ -118,6 +137,10 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
+		if (i && !(i % KWQ_BATCH_LOCK_KEYS)) {
+			kwq_unlock(q);
+			kwq_lock(q);
+		}
 		if (caps)
 			cap = caps[i];
 		ret = kwq_take_locked(q, buf + off, min(cap, size - off), &len, lease);
@@ -182,9 +205,10 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
  * @size: size of @buf, at least KWQ_KEY_MAX (so any key fits).
  * @deadline: how long to wait for the first key, as for kwq_get().
  *
- * Waits like kwq_get() until a key is ready, then takes, under one lock,
- * the keys that are ready, in FIFO order, up to @n or as many as fit in
- * @buf. Each must be ended with kwq_done() (or kwq_done_batch()).
+ * Waits like kwq_get() until a key is ready, then takes the keys that are
+ * ready, in FIFO order, up to @n or as many as fit in @buf, taking the
+ * queue's lock once per 64 keys. Each must be ended with kwq_done() (or
+ * kwq_done_batch()).
  *
  * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
  * Return: how many keys were taken (at least 1), or an error as kwq_get();
