@@ -3,16 +3,15 @@
  * /dev/kwq batches: KWQ_IOC_ADD_BATCH, _GET_BATCH and _DONE_BATCH.
  *
  * Entries are handled in chunks: the entries and keys of a chunk are
- * copied in first, then the queue's lock is taken once for the whole
- * chunk (kwq_add_batch(), kwq_take_batch(), kwq_done_batch()), so a batch
- * costs one lock round trip, one clock read and one wake-up per chunk
- * rather than per key. Entries are still carried out in order and the
- * batch stops at the first that fails. Add and done write each report
- * field of a chunk (as 0) before any of its work, so a fault stops the
- * batch while nothing of that entry has happened; a get writes an entry
- * only when it delivers its key, and puts back, in order, every key it
- * took but could not deliver. Either way the count of carried-out entries
- * is exact and no key is lost.
+ * copied in first, then the core carries the chunk out with the queue's
+ * lock taken once (kwq_add_batch(), kwq_get_batch_leased(),
+ * kwq_done_batch_leased()), so a batch costs one lock round trip, one
+ * clock read and one wake-up per chunk rather than per key. Entries are
+ * still carried out in order and the batch stops at the first that fails.
+ * The report fields of a chunk are written (as 0) before any of its work,
+ * so an unwritable entry stops the batch while nothing of it has happened;
+ * a get puts back, in order, every key it took but could not deliver.
+ * Either way the count of carried-out entries is exact and no key is lost.
  */
 
 #include <linux/bitops.h>
@@ -78,19 +77,19 @@ void kwq_file_batch_release(struct kwq_file *kf)
 }
 
 /*
- * Copy in up to @n entries. Returns how many are usable; *@err says why
- * fewer (-EFAULT), 0 if none was refused. With @zero_results, each usable
- * entry's result is written (0) first: add and done cannot be undone once
- * carried out, so their reports must be known to be writable before.
+ * Copy in up to @n entries and write their results (0): work cannot be
+ * undone once carried out, so its reports must be known to be writable
+ * before. Returns how many are usable; *@err says why fewer (-EFAULT), 0
+ * if none was refused.
  */
 static u32 kwq_chunk_entries(struct kwq_chunk *c, struct kwq_batch_entry __user *ue,
-			     u32 n, bool zero_results, int *err)
+			     u32 n, int *err)
 {
 	size_t left = copy_from_user(c->e, ue, n * sizeof(*ue));
 	u32 i, m = n - DIV_ROUND_UP(left, sizeof(*ue));
 
 	*err = m < n ? -EFAULT : 0;
-	for (i = 0; zero_results && i < m; i++) {
+	for (i = 0; i < m; i++) {
 		if (put_user(0U, &ue[i].result)) {
 			*err = -EFAULT;
 			return i;
@@ -166,7 +165,7 @@ static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned
 	int entries_err, keys_err, ret;
 	u32 m, k, i;
 
-	m = kwq_chunk_entries(c, ue, n, true, &entries_err);
+	m = kwq_chunk_entries(c, ue, n, &entries_err);
 	k = m ? kwq_chunk_keys(c, m, &keys_err) : 0;
 	if (k < m)
 		entries_err = keys_err;
@@ -182,14 +181,18 @@ static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned
 		*err = ret;
 		return 0;
 	}
+	*err = ret < k ? -ECANCELED : entries_err;
 	/*
 	 * Carried out: counted even if a report faults now (its field took
-	 * a zero before, so only a concurrent munmap gets here).
+	 * a zero before, so only a concurrent munmap gets here), but nothing
+	 * more is done once a report is lost.
 	 */
-	for (i = 0; i < ret; i++)
-		if (put_user(c->vals[i], &ue[i].result))
+	for (i = 0; i < ret; i++) {
+		if (put_user(c->vals[i], &ue[i].result)) {
+			*err = -EFAULT;
 			break;
-	*err = ret < k ? -ECANCELED : entries_err;
+		}
+	}
 	return ret;
 }
 
@@ -212,7 +215,7 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 	int prep_err, ret;
 	u32 m, i, taken;
 
-	m = kwq_chunk_entries(c, ue, n, false, &prep_err);
+	m = kwq_chunk_entries(c, ue, n, &prep_err);
 	if (!m) {
 		*err = prep_err;
 		return 0;
@@ -221,10 +224,8 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 		c->vals[i] = c->e[i].key_len;
 	taken = kwq_get_batch_leased(kf->q, c->keys, c->vals, m, c->bytes, KWQ_CHUNK_BYTES,
 				     deadline, lease, &ret);
-	/* Entries are written only as far as keys are delivered. */
 	for (i = 0; i < taken; i++) {
-		if (put_user(0U, &ue[i].result) ||
-		    kwq_key_copy_out(c->e[i].key_ptr, c->keys[i].key, c->keys[i].len) ||
+		if (kwq_key_copy_out(c->e[i].key_ptr, c->keys[i].key, c->keys[i].len) ||
 		    put_user(c->keys[i].len, &ue[i].key_len)) {
 			/* Never lose a key. */
 			kwq_chunk_give_back(kf, c, i, taken, lease);

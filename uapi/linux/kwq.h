@@ -319,8 +319,8 @@ struct kwq_ioc_get {
  * @key_len: add, done: the key length; get: in: the buffer size, out: the
  *	key length.
  * @result: out: add: enum kwq_add_result; done: enum kwq_done_result;
- *	get: 0. Only entries carried out have a meaningful result; an add
- *	or done batch may write 0 into the result of later entries.
+ *	get: 0. Only entries carried out have a meaningful result; a
+ *	batch may write 0 into the result of later entries (up to 64 on).
  */
 struct kwq_batch_entry {
 	__u64 key_ptr;

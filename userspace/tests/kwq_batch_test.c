@@ -257,6 +257,9 @@ static void test_entry_pages(void)
 	is(kwq_add_batch(fd, pe + fit, 20, 0), -EFAULT, "entries on a read-only page -> EFAULT");
 	st = stats_of(fd);
 	ok(st.queued == fit && st.adds == fit && st.dedups == 0, "and nothing added");
+	is(kwq_get_batch(fd, pe + fit, 20, 0, 0), -EFAULT, "a get batch into them -> EFAULT");
+	st = stats_of(fd);
+	ok(st.queued == fit && st.gets == 0 && st.processing == 0, "and nothing taken");
 	munmap(map, 2 * page);
 	end_queue(fd);
 }
