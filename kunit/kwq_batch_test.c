@@ -186,6 +186,47 @@ static void kwq_batch_test_get_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kwq_len(c->q), 0ULL);
 }
 
+/*
+ * Batches longer than one hold of the lock (64 keys): every key carried
+ * out once, in order, and consumers woken across the breaks.
+ */
+static void kwq_batch_test_long_batches(struct kunit *test)
+{
+	enum { N = 200 };
+	struct batch_ctx *c = test->priv;
+	struct kwq_key *keys = kunit_kcalloc(test, N, sizeof(*keys), GFP_KERNEL);
+	struct kwq_key *got = kunit_kcalloc(test, N, sizeof(*got), GFP_KERNEL);
+	u32 *results = kunit_kcalloc(test, N, sizeof(*results), GFP_KERNEL);
+	char (*names)[8] = kunit_kcalloc(test, N, sizeof(*names), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, N * 8, GFP_KERNEL);
+	int i, bad = 0, n;
+	struct kwq_stats st;
+
+	KUNIT_ASSERT_TRUE(test, keys && got && results && names && buf);
+	for (i = 0; i < N; i++) {
+		keys[i].len = scnprintf(names[i], sizeof(names[i]), "k%03d", i);
+		keys[i].key = names[i];
+	}
+	KUNIT_ASSERT_EQ(test, kwq_add_batch(c->q, keys, N, 0, results), N);
+	for (i = 0; i < N; i++)
+		bad += results[i] != KWQ_ADD_QUEUED;
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, kwq_len(c->q), (u64)N);
+	/* A buffer of exactly N 4-byte keys: all fit; KWQ_KEY_MAX is the floor. */
+	n = kwq_get_batch(c->q, got, N, buf, max_t(u32, N * 4, KWQ_KEY_MAX), KWQ_NOWAIT);
+	KUNIT_ASSERT_EQ(test, n, N);
+	for (i = 0; i < N; i++)
+		bad += got[i].len != 4 || memcmp(got[i].key, names[i], 4);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_ASSERT_EQ(test, kwq_done_batch(c->q, got, N, results), N);
+	for (i = 0; i < N; i++)
+		bad += results[i] != KWQ_DONE_FINISHED;
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	kwq_stats(c->q, &st);
+	KUNIT_EXPECT_EQ(test, st.items, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.dones, (u64)N);
+}
+
 /* One clock read per batch, however many keys: the reason batches pay. */
 static void kwq_batch_test_one_clock_read(struct kunit *test)
 {
@@ -282,6 +323,7 @@ static struct kunit_case kwq_batch_cases[] = {
 	KUNIT_CASE(kwq_batch_test_add_stops),
 	KUNIT_CASE(kwq_batch_test_done_stops),
 	KUNIT_CASE(kwq_batch_test_get_limits),
+	KUNIT_CASE(kwq_batch_test_long_batches),
 	KUNIT_CASE(kwq_batch_test_one_clock_read),
 	KUNIT_CASE(kwq_batch_test_get_waits),
 	KUNIT_CASE(kwq_batch_test_real_clock_latency),
