@@ -16,6 +16,7 @@
  */
 
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -35,9 +36,9 @@
  * Keys are hashed once per call, with a seed of the module's rather than
  * the table's (which changes when the table is resized), and the hash is
  * kept in the record: inserting and removing a record do not hash the key
- * again. The table's seed is still mixed in (one word, cheap), so that a
- * rehash with a new seed, which rhashtable does when a chain grows too
- * long, spreads the keys of that chain.
+ * again. The table's seed is still mixed in (a multiply and a shift), so
+ * that a rehash with a new seed, which rhashtable does when a chain grows
+ * too long, spreads the keys of that chain.
  */
 static u32 kwq_hash_seed __read_mostly;
 
@@ -54,18 +55,26 @@ static void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 l
 	k->hash = jhash(key, len, kwq_hash_seed);
 }
 
+static u32 kwq_hash_mix(u32 hash, u32 seed)
+{
+	u32 x = (hash ^ seed) * GOLDEN_RATIO_32;
+
+	/* The table uses the low bits: fold the well-mixed high ones in. */
+	return x ^ (x >> 16);
+}
+
 static u32 kwq_lookup_hash(const void *data, u32 len, u32 seed)
 {
 	const struct kwq_lookup_key *k = data;
 
-	return jhash_1word(k->hash, seed);
+	return kwq_hash_mix(k->hash, seed);
 }
 
 static u32 kwq_item_hash(const void *data, u32 len, u32 seed)
 {
 	const struct kwq_item *it = data;
 
-	return jhash_1word(it->hash, seed);
+	return kwq_hash_mix(it->hash, seed);
 }
 
 static int kwq_item_cmp(struct rhashtable_compare_arg *arg, const void *obj)
