@@ -191,8 +191,15 @@ unlock:
 	return ret;
 }
 
-/* Copy in a key of @len bytes from user memory. */
-static int kwq_key_from(u8 *key, u64 ptr, u32 len)
+/**
+ * kwq_key_from() - copy in a key from user memory
+ * @key: a buffer of KWQ_KEY_MAX bytes.
+ * @ptr: the user address of the key.
+ * @len: its length.
+ *
+ * Return: 0, -EINVAL for a length out of 1..KWQ_KEY_MAX, -EFAULT.
+ */
+int kwq_key_from(u8 *key, u64 ptr, u32 len)
 {
 	if (len < 1 || len > KWQ_KEY_MAX)
 		return -EINVAL;

@@ -107,11 +107,11 @@ static u32 kwq_chunk_entries(struct kwq_chunk *c, struct kwq_batch_entry __user 
 static int kwq_key_copy_in(u8 *dst, u64 uptr, u32 len)
 {
 	u8 tmp[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	int ret = kwq_key_from(tmp, uptr, len);
 
-	if (len > sizeof(tmp) || copy_from_user(tmp, u64_to_user_ptr(uptr), len))
-		return -EFAULT;
-	memcpy(dst, tmp, len);
-	return 0;
+	if (!ret)
+		memcpy(dst, tmp, len);
+	return ret;
 }
 
 static int kwq_key_copy_out(u64 uptr, const void *src, u32 len)
@@ -136,16 +136,16 @@ static u32 kwq_chunk_keys(struct kwq_chunk *c, u32 n, int *err)
 	for (i = 0; i < n; i++) {
 		u32 len = c->e[i].key_len;
 
-		if (len < 1 || len > KWQ_KEY_MAX) {
-			*err = -EINVAL;
+		/*
+		 * Any valid key fits an empty chunk, so the first is always
+		 * copied (or refused); a bad length that does not fit after
+		 * others is refused as the first of the next chunk.
+		 */
+		if (i && len > KWQ_CHUNK_BYTES - off)
 			break;
-		}
-		if (len > KWQ_CHUNK_BYTES - off)
+		*err = kwq_key_copy_in(c->bytes + off, c->e[i].key_ptr, len);
+		if (*err)
 			break;
-		if (kwq_key_copy_in(c->bytes + off, c->e[i].key_ptr, len)) {
-			*err = -EFAULT;
-			break;
-		}
 		c->keys[i].key = c->bytes + off;
 		c->keys[i].len = len;
 		off += len;
