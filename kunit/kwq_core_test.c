@@ -718,9 +718,18 @@ static void kwq_test_add_atomic(struct kunit *test)
  */
 static void kwq_test_reused_record_is_fresh(struct kunit *test)
 {
-	struct kwq *q = test_queue(test);
+	/* A minute of backoff: the waiting entry never fires during the test. */
+	static const struct kwq_ratelimit minute = {
+		.count = 1,
+		.limiters = { { .type = KWQ_LIMITER_EXPONENTIAL,
+				.base_ns = 60 * NSEC_PER_SEC, .max_ns = 60 * NSEC_PER_SEC } },
+	};
+	struct kwq_attr attr = { .ratelimit = &minute };
+	struct kwq *q = kwq_create(NULL, &attr);
 	char buf[64];
 	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 
 	/* "old" fails twice, waits, and goes away with forget + cancel. */
 	KUNIT_ASSERT_GE(test, kwq_add_rate_limited(q, "old-key", 7), 0);
@@ -749,6 +758,7 @@ static void kwq_test_reused_record_is_fresh(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kwq_add(q, "again", 5), KWQ_ADD_QUEUED);
 	expect_get(test, q, "again");
 	KUNIT_EXPECT_EQ(test, done(q, "again"), KWQ_DONE_FINISHED);
+	kwq_destroy(q);
 }
 
 static void kwq_test_memory_per_key(struct kunit *test)
