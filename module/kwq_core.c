@@ -17,7 +17,6 @@
 
 #include <linux/err.h>
 #include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/rhashtable.h>
@@ -28,19 +27,20 @@
 
 #include "kwq_compat.h"
 #include "kwq_internal.h"
+#include "kwq_key.h"
 
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
 
 /*
- * Keys are hashed once per call, with a seed of the module's rather than
- * the table's (which changes when the table is resized), and the hash is
+ * Keys are hashed once per call (kwq_key_hash()), with secrets of the
+ * module's rather than the table's seed (which changes when the table is resized), and the hash is
  * kept in the record: inserting and removing a record do not hash the key
  * again. The table's seed is still mixed in (a multiply and a shift), so
  * that a rehash with a new seed, which rhashtable does when a chain grows
  * too long, spreads the keys of that chain.
  */
-static u32 kwq_hash_seed __read_mostly;
+static struct kwq_hash_secret kwq_hash_secret __read_mostly;
 
 struct kwq_lookup_key {
 	const void *key;
@@ -52,7 +52,7 @@ static void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 l
 {
 	k->key = key;
 	k->len = len;
-	k->hash = jhash(key, len, kwq_hash_seed);
+	k->hash = kwq_key_hash(key, len, &kwq_hash_secret);
 }
 
 static u32 kwq_hash_mix(u32 hash, u32 seed)
@@ -82,7 +82,7 @@ static int kwq_item_cmp(struct rhashtable_compare_arg *arg, const void *obj)
 	const struct kwq_lookup_key *k = arg->key;
 	const struct kwq_item *it = obj;
 
-	return it->len != k->len || memcmp(it->key, k->key, k->len);
+	return it->len != k->len || !kwq_key_equal(it->key, k->key, k->len);
 }
 
 static const struct rhashtable_params kwq_item_params = {
@@ -139,7 +139,10 @@ static size_t kwq_item_alloc_size(u32 key_len)
  */
 int kwq_core_init(void)
 {
-	kwq_hash_seed = get_random_u32();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kwq_hash_secret.s); i++)
+		kwq_hash_secret.s[i] = get_random_u64() | 1;
 	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
 					   0, SLAB_ACCOUNT, NULL);
 	return kwq_item_cache ? 0 : -ENOMEM;
@@ -191,7 +194,7 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 	it->failures = 0;
 	it->len = k->len;
 	it->hash = k->hash;
-	memcpy(it->key, k->key, k->len);
+	kwq_key_copy(it->key, k->key, k->len);
 }
 
 static struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
@@ -1051,7 +1054,7 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	if (q->processing_timeout && q->n_processing == 1)
 		kwq_program_locked(q);
 	q->gets++;
-	memcpy(buf, it->key, it->len);
+	kwq_key_copy(buf, it->key, it->len);
 	return 0;
 }
 

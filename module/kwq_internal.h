@@ -51,7 +51,7 @@
  *	duration.
  * @owner: id of the struct kwq_lease holding the key while PROCESSING,
  *	0 when no lease holds it.
- * @hash: hash of the key (kwq_hash_seed), computed once.
+ * @hash: kwq_key_hash() of the key, computed once.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @failures: rate-limited adds since the last forget (NumRequeues),
