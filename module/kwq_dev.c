@@ -30,6 +30,7 @@
 #include <linux/vmalloc.h>
 
 #include "kwq_internal.h"
+#include "kwq_uaccess.h"
 
 static struct kwq *kwq_file_queue(struct kwq_file *kf)
 {
@@ -203,7 +204,7 @@ int kwq_key_from(u8 *key, u64 ptr, u32 len)
 {
 	if (len < 1 || len > KWQ_KEY_MAX)
 		return -EINVAL;
-	return copy_from_user(key, u64_to_user_ptr(ptr), len) ? -EFAULT : 0;
+	return kwq_key_copy_in(key, u64_to_user_ptr(ptr), len);
 }
 
 enum kwq_key_cmd {
@@ -298,7 +299,7 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 		return put_user(len, ulen) ? -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
-	if (copy_to_user(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen)) {
+	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen)) {
 		/* Never lose the key. */
 		kwq_requeue_leased(kf->q, key, len, lease);
 		return -EFAULT;

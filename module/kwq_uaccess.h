@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Copying keys between user memory and a kernel buffer of KWQ_KEY_MAX
+ * bytes, the hottest copies of /dev/kwq: every add and done copies a key
+ * in, every get copies one out.
+ *
+ * copy_from_user() and copy_to_user() with a length only known at run
+ * time pass through hardened usercopy, which looks up what object the
+ * kernel buffer belongs to (__check_object_size(), check_stack_object()):
+ * the benchmarks counted about 100 instructions per copy, more than the
+ * copy of a 32-byte key itself. Here the length is checked against the
+ * buffer's size by the caller, so the copy runs as a short loop of
+ * unsafe_get_user()/unsafe_put_user() between user_access_begin() and
+ * user_access_end(), as strncpy_from_user() does. Where unaligned loads
+ * are slow, or on kernels without these helpers, the plain copies are
+ * used.
+ */
+#ifndef _KWQ_UACCESS_H
+#define _KWQ_UACCESS_H
+
+#include <linux/build_bug.h>
+#include <linux/kernel.h>
+#include <linux/uaccess.h>
+#include <asm/unaligned.h>
+
+#include "kwq.h"
+
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
+#define KWQ_WORD_COPY	1
+#else
+#define KWQ_WORD_COPY	0
+#endif
+
+/*
+ * The copies themselves. The caller bounds @len by its kernel buffer (a
+ * key buffer of KWQ_KEY_MAX bytes, or an ioctl struct of constant size).
+ */
+static __always_inline int kwq_copy_in(void *dst, const void __user *src, size_t len)
+{
+	const u8 __user *s = src;
+	u8 *d = dst;
+
+	if (!KWQ_WORD_COPY)
+		return copy_from_user(dst, src, len) ? -EFAULT : 0;
+	if (!user_access_begin(s, len))
+		return -EFAULT;
+	for (; len >= sizeof(u64); len -= sizeof(u64), s += sizeof(u64), d += sizeof(u64)) {
+		u64 w;
+
+		unsafe_get_user(w, (const u64 __user *)s, fault);
+		put_unaligned(w, (u64 *)d);
+	}
+	for (; len; len--, s++, d++)
+		unsafe_get_user(*d, s, fault);
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+static __always_inline int kwq_copy_out(void __user *dst, const void *src, size_t len)
+{
+	const u8 *s = src;
+	u8 __user *d = dst;
+
+	if (!KWQ_WORD_COPY)
+		return copy_to_user(dst, src, len) ? -EFAULT : 0;
+	if (!user_access_begin(d, len))
+		return -EFAULT;
+	for (; len >= sizeof(u64); len -= sizeof(u64), d += sizeof(u64), s += sizeof(u64))
+		unsafe_put_user(get_unaligned((const u64 *)s), (u64 __user *)d, fault);
+	for (; len; len--, d++, s++)
+		unsafe_put_user(*s, d, fault);
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/**
+ * kwq_key_copy_in() - copy a key from user memory
+ * @dst: a buffer of KWQ_KEY_MAX bytes.
+ * @src: the user address of the key.
+ * @len: the key's length, at most KWQ_KEY_MAX (checked by the caller).
+ *
+ * Return: 0, or -EFAULT (@dst then holds an unspecified part of the key).
+ */
+static __always_inline int kwq_key_copy_in(u8 *dst, const void __user *src, u32 len)
+{
+	if (WARN_ON_ONCE(len > KWQ_KEY_MAX))
+		return -EINVAL;
+	return kwq_copy_in(dst, src, len);
+}
+
+/**
+ * kwq_key_copy_out() - copy a key to user memory
+ * @dst: the user address to copy to.
+ * @src: the key.
+ * @len: the key's length, at most KWQ_KEY_MAX (checked by the caller).
+ *
+ * Return: 0, or -EFAULT.
+ */
+static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32 len)
+{
+	if (WARN_ON_ONCE(len > KWQ_KEY_MAX))
+		return -EINVAL;
+	return kwq_copy_out(dst, src, len);
+}
+
+#endif /* _KWQ_UACCESS_H */
