@@ -2,27 +2,22 @@
 /*
  * kwq core: the deduplicating queue of keys.
  *
- * Each key has exactly one record (struct kwq_item) in a per-queue
- * rhashtable; the record's state bits say whether it is dirty (needs
- * processing) and/or processing. A dirty record that is not processing is
- * linked on the ready list, which gives FIFO order. All state changes
- * happen under kwq.lock; the lock rules are in kwq_internal.h.
- *
- * rhashtable rather than a fixed <linux/hashtable.h>: it grows and shrinks
- * with the number of keys from a worker, so an add never rehashes the
- * whole table inside our spinlock. All lookups and removals run under
- * kwq.lock, so no lookup can be walking a record when it is removed, and
- * records are freed right away instead of after an RCU grace period.
+ * Each key has exactly one record (struct kwq_item) in the queue's key
+ * table (kwq_table.h); the record's state bits say whether it is dirty
+ * (needs processing) and/or processing. A dirty record that is not
+ * processing is linked on the ready list, which gives FIFO order. All
+ * state changes happen under kwq.lock; the lock rules are in
+ * kwq_internal.h. Records are freed as soon as they leave the table: no
+ * lookup runs without the lock.
  */
 
 #include <linux/err.h>
-#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/random.h>
-#include <linux/rhashtable.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/string.h>
 
 #include "kwq_compat.h"
@@ -33,12 +28,9 @@
 #include "kwq_trace.h"
 
 /*
- * Keys are hashed once per call (kwq_key_hash()), with secrets of the
- * module's rather than the table's seed (which changes when the table is resized), and the hash is
- * kept in the record: inserting and removing a record do not hash the key
- * again. The table's seed is still mixed in (a multiply and a shift), so
- * that a rehash with a new seed, which rhashtable does when a chain grows
- * too long, spreads the keys of that chain.
+ * Keys are hashed once per call (kwq_key_hash()) and the hash is kept in
+ * the record: inserting, removing and moving a record to a resized table
+ * do not hash its key again.
  */
 static struct kwq_hash_secret kwq_hash_secret __read_mostly;
 
@@ -55,49 +47,8 @@ static void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 l
 	k->hash = kwq_key_hash(key, len, &kwq_hash_secret);
 }
 
-static u32 kwq_hash_mix(u32 hash, u32 seed)
-{
-	u32 x = (hash ^ seed) * GOLDEN_RATIO_32;
-
-	/* The table uses the low bits: fold the well-mixed high ones in. */
-	return x ^ (x >> 16);
-}
-
-static u32 kwq_lookup_hash(const void *data, u32 len, u32 seed)
-{
-	const struct kwq_lookup_key *k = data;
-
-	return kwq_hash_mix(k->hash, seed);
-}
-
-static u32 kwq_item_hash(const void *data, u32 len, u32 seed)
-{
-	const struct kwq_item *it = data;
-
-	return kwq_hash_mix(it->hash, seed);
-}
-
-static int kwq_item_cmp(struct rhashtable_compare_arg *arg, const void *obj)
-{
-	const struct kwq_lookup_key *k = arg->key;
-	const struct kwq_item *it = obj;
-
-	return it->len != k->len || !kwq_key_equal(it->key, k->key, k->len);
-}
-
-static const struct rhashtable_params kwq_item_params = {
-	.head_offset = offsetof(struct kwq_item, hnode),
-	.hashfn = kwq_lookup_hash,
-	.obj_hashfn = kwq_item_hash,
-	.obj_cmpfn = kwq_item_cmp,
-	/*
-	 * 8 KiB of buckets per queue: without a floor, a queue whose size
-	 * swings (each batch) grows and shrinks its table over and over,
-	 * which the benchmarks showed costing up to 6x on batches of 8.
-	 */
-	.min_size = 1024,
-	.automatic_shrinking = true,
-};
+/* Resizes of key tables (kwq_resize_work()). */
+static struct workqueue_struct *kwq_resize_wq;
 
 /**
  * kwq_key_valid() - whether a key may be stored
@@ -114,7 +65,7 @@ bool kwq_key_valid(const void *key, u32 len)
 static struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k)
 {
 	lockdep_assert_held(&q->lock);
-	return rhashtable_lookup_fast(&q->items, k, kwq_item_params);
+	return kwq_table_find(&q->items, k->key, k->len, k->hash);
 }
 
 static struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
@@ -143,9 +94,16 @@ int kwq_core_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(kwq_hash_secret.s); i++)
 		kwq_hash_secret.s[i] = get_random_u64() | 1;
+	kwq_resize_wq = alloc_workqueue("kwq_resize", WQ_UNBOUND, 0);
+	if (!kwq_resize_wq)
+		return -ENOMEM;
 	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
 					   0, SLAB_ACCOUNT, NULL);
-	return kwq_item_cache ? 0 : -ENOMEM;
+	if (!kwq_item_cache) {
+		destroy_workqueue(kwq_resize_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -155,6 +113,8 @@ int kwq_core_init(void)
  */
 void kwq_core_exit(void)
 {
+	/* Pending resizes hold the last references of their queues. */
+	destroy_workqueue(kwq_resize_wq);
 	kmem_cache_destroy(kwq_item_cache);
 }
 
@@ -241,10 +201,59 @@ static void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct li
 	}
 }
 
+/*
+ * Schedule a resize of the key table if its load calls for one; the
+ * worker holds a reference on the queue until it is done.
+ */
+static void kwq_table_check_locked(struct kwq *q)
+{
+	if (likely(q->items.resizing || !kwq_table_off_size(&q->items)) || q->dead)
+		return;
+	q->items.resizing = true;
+	kwq_get_ref(q);
+	queue_work(kwq_resize_wq, &q->resize_work);
+}
+
+/*
+ * Resize the key table: allocate the new buckets unlocked, then move the
+ * old ones a step at a time, letting go of the lock in between so that a
+ * table of millions of keys never stops the queue for long.
+ */
+static void kwq_resize_work(struct work_struct *work)
+{
+	struct kwq *q = container_of(work, struct kwq, resize_work);
+	struct kwq_item **buckets = NULL, **old = NULL;
+	u32 bits;
+
+	kwq_lock(q);
+	bits = q->dead ? 0 : kwq_table_want_resize(&q->items);
+	kwq_unlock(q);
+	if (bits)
+		buckets = kwq_table_alloc(bits, q->gfp);
+
+	kwq_lock(q);
+	if (buckets && !q->dead) {
+		kwq_table_begin_resize(&q->items, buckets, bits);
+		buckets = NULL;
+		while (!kwq_table_move_step(&q->items)) {
+			kwq_unlock(q);
+			cond_resched();
+			kwq_lock(q);
+		}
+		old = kwq_table_end_resize(&q->items);
+	}
+	q->items.resizing = false;
+	kwq_unlock(q);
+	kwq_table_free(buckets);
+	kwq_table_free(old);
+	kwq_put(q);
+}
+
 /* Unhash a record and retire it. */
 static void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
-	rhashtable_remove_fast(&q->items, &it->hnode, kwq_item_params);
+	kwq_table_remove(&q->items, it);
+	kwq_table_check_locked(q);
 	q->n_items--;
 	kwq_item_retire_locked(q, it, stale);
 }
@@ -643,10 +652,8 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
-		ret = rhashtable_insert_fast(&q->items, &(*fresh)->hnode, kwq_item_params);
-		if (ret)
-			return ret;
-		/* Evict only now that the insert cannot fail: errors change nothing. */
+		kwq_table_insert(&q->items, *fresh);
+		kwq_table_check_locked(q);
 		if (q->n_items >= q->max_items)
 			kwq_evict_idle_locked(q, &w->stale);
 		q->n_items++;
@@ -1592,11 +1599,6 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 }
 EXPORT_SYMBOL_GPL(kwq_shutdown_drain);
 
-static void kwq_item_free_cb(void *ptr, void *arg)
-{
-	kwq_item_free(ptr);
-}
-
 static void kwq_release(struct kref *ref)
 {
 	struct kwq *q = container_of(ref, struct kwq, ref);
@@ -1604,7 +1606,7 @@ static void kwq_release(struct kref *ref)
 	/* Never leave the timer armed or running on freed memory. */
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
-	rhashtable_free_and_destroy(&q->items, kwq_item_free_cb, NULL);
+	kwq_table_destroy(&q->items, kwq_item_free);
 	kwq_free_stale(&q->spare);
 	kfree(q);
 }
@@ -1722,7 +1724,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	if (name)
 		strscpy(q->name, name, sizeof(q->name));
 
-	ret = rhashtable_init(&q->items, &kwq_item_params);
+	INIT_WORK(&q->resize_work, kwq_resize_work);
+	ret = kwq_table_init(&q->items, q->gfp);
 	if (ret) {
 		kfree(q);
 		return ERR_PTR(ret);

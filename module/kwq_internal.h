@@ -7,9 +7,9 @@
  *    is not constant after creation: the key table, the ready list, the
  *    counters and the state flags, and every kwq_item. It is taken with
  *    kwq_lock() (spin_lock_bh(), and a new instant for the cached clocks)
- *    from process and softirq context. It is never taken in
- *    hard interrupt context: on 6.1 rhashtable bucket locks use
- *    local_bh_disable(), which must not run with interrupts off.
+ *    from process context, from the resize worker (kwq_resize_work())
+ *    and from softirq context (the soft hrtimer of delays). It is never
+ *    taken in hard interrupt context.
  *  - kwq_registry_lock, a mutex, protects the list of named queues and
  *    kwq.registered. It is taken before kwq.lock, never inside it.
  *  - kwq.ref (kref) keeps the object alive; each sleeper holds one.
@@ -21,64 +21,16 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timerqueue.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "kwq.h"
+#include "kwq_item.h"
 #include "kwq_limiter.h"
-
-/*
- * kwq_item.state bits. An item with no bit set is freed, unless it still
- * has failures, in which case it is "backoff-only" and sits on kwq.idle.
- */
-#define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
-#define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
-#define KWQ_ITEM_WAITING	BIT(2)	/* on kwq.waiting until its deadline */
-
-/**
- * struct kwq_item - the one record of a key and all of its state
- * @hnode: link in kwq.items, keyed by the key bytes.
- * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
- *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
- *	in kwq.idle while backoff-only.
- * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
- *	the item is WAITING.
- * @stamp: when the item joined kwq.ready, or kwq.busy (ns of
- *	kwq_stamp_now()): the start of its queue latency, then of its work
- *	duration.
- * @owner: id of the struct kwq_lease holding the key while PROCESSING,
- *	0 when no lease holds it.
- * @hash: kwq_key_hash() of the key, computed once.
- * @state: KWQ_ITEM_* bits.
- * @len: key length in bytes.
- * @failures: rate-limited adds since the last forget (NumRequeues),
- *	saturating at KWQ_FAILURES_MAX.
- * @key: the key bytes.
- *
- * state, len and failures share one word to keep the fixed part at 80
- * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
- * cache of their own sized to fit (112 bytes for a 32-byte key).
- */
-struct kwq_item {
-	struct rhash_head hnode;
-	struct list_head ready;
-	struct timerqueue_node wait;
-	u64 stamp;
-	u32 owner;
-	u32 hash;
-	u32 state:3;
-	u32 len:10;
-	u32 failures:19;
-	u8 key[];
-};
-
-#define KWQ_FAILURES_MAX	((1U << 19) - 1)
-
-/* Keys up to this length get records from kwq_item_cache. */
-#define KWQ_SMALL_KEY		32
+#include "kwq_table.h"
 
 /* Most unused small records a queue keeps for new keys (kwq.spare). */
 #define KWQ_SPARE_MAX		64
@@ -111,7 +63,7 @@ struct kwq_hist {
 /**
  * struct kwq - a work queue
  * @lock: protects all fields below up to @registered, and every item.
- * @items: key -> struct kwq_item.
+ * @items: key -> struct kwq_item (kwq_table.h).
  * @ready: items to hand out, oldest first.
  * @waiting: items waiting for a deadline, earliest first (ties in the
  *	order they were added).
@@ -165,6 +117,7 @@ struct kwq_hist {
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
  * @drain_wait: callers blocked in kwq_shutdown_drain().
  * @ref: references; the last kwq_put() frees the queue.
+ * @resize_work: resizes @items (kwq_resize_work()).
  * @timer: the soft hrtimer armed for the earliest waiting deadline.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
@@ -180,7 +133,7 @@ struct kwq_hist {
  */
 struct kwq {
 	spinlock_t lock;		/* see the comment at the top */
-	struct rhashtable items;
+	struct kwq_table items;
 	struct list_head ready;
 	struct timerqueue_head waiting;
 	ktime_t armed;
@@ -229,6 +182,7 @@ struct kwq {
 	wait_queue_head_t get_wait;
 	wait_queue_head_t drain_wait;
 	struct kref ref;
+	struct work_struct resize_work;
 	struct hrtimer timer;
 	struct kwq_clock *clock;
 	u32 policy;

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct kwq_item: the record of one key in a queue, and all its state.
+ * Protected by the queue's lock (kwq_internal.h).
+ */
+#ifndef _KWQ_ITEM_H
+#define _KWQ_ITEM_H
+
+#include <linux/bits.h>
+#include <linux/list.h>
+#include <linux/timerqueue.h>
+#include <linux/types.h>
+
+/*
+ * kwq_item.state bits. An item with no bit set is freed, unless it still
+ * has failures, in which case it is "backoff-only" and sits on kwq.idle.
+ */
+#define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
+#define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
+#define KWQ_ITEM_WAITING	BIT(2)	/* on kwq.waiting until its deadline */
+
+/**
+ * struct kwq_item - the one record of a key and all of its state
+ * @hnext: next record in its chain of kwq.items.
+ * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
+ *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
+ *	in kwq.idle while backoff-only.
+ * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
+ *	the item is WAITING.
+ * @stamp: when the item joined kwq.ready, or kwq.busy (ns of
+ *	kwq_stamp_now()): the start of its queue latency, then of its work
+ *	duration.
+ * @owner: id of the struct kwq_lease holding the key while PROCESSING,
+ *	0 when no lease holds it.
+ * @hash: kwq_key_hash() of the key, computed once.
+ * @state: KWQ_ITEM_* bits.
+ * @len: key length in bytes.
+ * @failures: rate-limited adds since the last forget (NumRequeues),
+ *	saturating at KWQ_FAILURES_MAX.
+ * @key: the key bytes.
+ *
+ * state, len and failures share one word to keep the fixed part at 80
+ * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
+ * cache of their own sized to fit (112 bytes for a 32-byte key).
+ */
+struct kwq_item {
+	struct kwq_item *hnext;
+	struct list_head ready;
+	struct timerqueue_node wait;
+	u64 stamp;
+	u32 owner;
+	u32 hash;
+	u32 state:3;
+	u32 len:10;
+	u32 failures:19;
+	u8 key[];
+};
+
+#define KWQ_FAILURES_MAX	((1U << 19) - 1)
+
+/* Keys up to this length get records from kwq_item_cache. */
+#define KWQ_SMALL_KEY		32
+
+#endif /* _KWQ_ITEM_H */
