@@ -12,6 +12,7 @@
  *
  *   floor ITERS                   no-op ioctl (KWQ_IOC_VERSION) and getppid()
  *   cycle1 N                      add; get; done of N keys in one thread
+ *   cycle1dg N                    add; done+get (KWQ_IOC_DONE_GET) of N keys, one thread
  *   ops ROUNDS K                  each operation alone, per call, K keys a round
  *   cycle P C N                   P producer and C consumer threads, N keys
  *   batch1 B N                    add/get/done batches of B keys, one thread
@@ -235,6 +236,44 @@ static int cmd_cycle1(int argc, char **argv)
 	result("cycle.1t", (double)(t1 - t0) / n, "ns/key");
 	result("cycle.1t.cpu", (double)(c1 - c0) / n, "ns/key");
 	result("cycle.1t.rate", (double)n * NSEC / (double)(t1 - t0), "keys/s");
+	return 0;
+}
+
+/*
+ * The same cycle as a worker loop with KWQ_IOC_DONE_GET: the done of one
+ * key and the get of the next are one call, so a key costs two system
+ * calls instead of three.
+ */
+static int cmd_cycle1dg(int argc, char **argv)
+{
+	unsigned long n = argc > 0 ? num(argv[0]) : 50000, i;
+	char *keys = mkkeys(n), *key, got[KWQ_KEY_MAX];
+	uint64_t t0, t1, c0, c1;
+	int fd = new_queue("c1dg"), ret, done;
+	size_t len = 0;
+
+	t0 = now_ns();
+	c0 = cpu_ns();
+	for (i = 0; i < n; i++) {
+		key = keys + i * KEY_LEN;
+		add_key(fd, key);
+		if (i == 0)
+			ret = kwq_get(fd, got, sizeof(got), &len, 0);
+		else
+			ret = kwq_done_get(fd, got, len, &done, got, sizeof(got), &len, 0);
+		if (ret || len != KEY_LEN || memcmp(got, key, KEY_LEN))
+			die("cycle1dg: %s", ret ? strerror(-ret) : "wrong key");
+		if (i && done != KWQ_DONE_FINISHED)
+			die("cycle1dg done: %d", done);
+	}
+	if (n && kwq_done(fd, got, len) != KWQ_DONE_FINISHED)
+		die("cycle1dg: last done");
+	t1 = now_ns();
+	c1 = cpu_ns();
+	end_queue(fd);
+	free(keys);
+	result("cycle.1t.dg", (double)(t1 - t0) / n, "ns/key");
+	result("cycle.1t.dg.cpu", (double)(c1 - c0) / n, "ns/key");
 	return 0;
 }
 
@@ -1188,6 +1227,7 @@ int main(int argc, char **argv)
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
 		{ "floor", cmd_floor }, { "cycle1", cmd_cycle1 }, { "ops", cmd_ops },
+		{ "cycle1dg", cmd_cycle1dg },
 		{ "cycle", cmd_cycle },
 		{ "batch", cmd_batch }, { "batch1", cmd_batch1 }, { "mq1", cmd_mq1 },
 		{ "mq", cmd_mq }, { "delay", cmd_delay }, { "delay-base", cmd_delay_base },

@@ -124,6 +124,8 @@ int kwq_num_requeues(struct kwq *q, const void *key, u32 len);
 void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);
+int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
+		 void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_requeue(struct kwq *q, const void *key, u32 len);
 int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 		  u32 *results);

@@ -1281,6 +1281,68 @@ int kwq_done(struct kwq *q, const void *key, u32 len)
 EXPORT_SYMBOL_GPL(kwq_done);
 
 /**
+ * kwq_done_get_leased() - kwq_done_get() on behalf of leases
+ * @q: queue.
+ * @dkey: the key to end.
+ * @dlen: its length.
+ * @done_result: set to the done's enum kwq_done_result once it succeeded.
+ * @buf: as for kwq_get().
+ * @cap: as for kwq_get().
+ * @len: as for kwq_get().
+ * @deadline: as for kwq_get().
+ * @done_lease: the lease ending @dkey, as for kwq_done_leased().
+ * @get_lease: the lease the next key goes to, or NULL for none.
+ *
+ * Return: as kwq_done_get().
+ */
+int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
+			void *buf, u32 cap, u32 *len, ktime_t deadline,
+			struct kwq_lease *done_lease, struct kwq_lease *get_lease)
+{
+	struct kwq_unlocked_work w;
+	int ret;
+
+	kwq_unlocked_work_init(&w);
+	kwq_lock(q);
+	ret = kwq_done_locked(q, dkey, dlen, done_lease, &w);
+	if (ret >= 0) {
+		*done_result = ret;
+		ret = kwq_take_locked(q, buf, cap, len, get_lease);
+		/* A key the done queued again may be the one just taken. */
+		if (!ret && w.ready)
+			w.ready--;
+	}
+	kwq_unlock_and_finish(q, &w);
+	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
+		return ret;
+	return kwq_get_leased(q, buf, cap, len, deadline, get_lease);
+}
+
+/**
+ * kwq_done_get() - end a key and take the next, the two calls of a worker
+ *	loop under one hold of the queue's lock
+ * @q: queue.
+ * @dkey: the key to end, as for kwq_done().
+ * @dlen: its length.
+ * @done_result: set to the done's enum kwq_done_result once it succeeded.
+ * @buf: where the next key is copied, as for kwq_get().
+ * @cap: size of @buf.
+ * @len: set to the next key's length (also on -EMSGSIZE).
+ * @deadline: as for kwq_get().
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: the done's error if it failed (then nothing changed and
+ * *@done_result is not set); else as kwq_get().
+ */
+int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
+		 void *buf, u32 cap, u32 *len, ktime_t deadline)
+{
+	return kwq_done_get_leased(q, dkey, dlen, done_result, buf, cap, len, deadline,
+				   NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_done_get);
+
+/**
  * kwq_requeue_leased() - kwq_requeue() on behalf of a lease
  * @q: queue.
  * @key: key bytes.

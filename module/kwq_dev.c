@@ -107,7 +107,8 @@ static long kwq_ioc_version(void __user *uarg)
 	v.key_max = KWQ_KEY_MAX;
 	v.name_max = KWQ_NAME_MAX;
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
-		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS;
+		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
+		     KWQ_FEATURE_DONE_GET;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -282,29 +283,46 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
+/* The done of KWQ_IOC_DONE_GET: its key, and where its result goes. */
+struct kwq_done_req {
+	const u8 *key;
+	u32 len;
+	u32 __user *uresult;
+};
+
 /*
- * Take one key into a user buffer. The key is leased to @kf unless
- * @unleased; if the copy out fails it goes back to the head of the queue.
+ * Take one key into a user buffer, after ending @done's key if @done is
+ * not NULL. The key is leased to @kf unless @unleased; if a copy out
+ * fails it goes back to the head of the queue.
  */
 static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ulen,
-			   ktime_t deadline, bool unleased)
+			   ktime_t deadline, bool unleased, const struct kwq_done_req *done)
 {
 	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	int ret, done_result = -1;
 	u32 len = 0;
-	int ret;
 
-	ret = kwq_get_leased(kf->q, key, min_t(u32, cap, KWQ_KEY_MAX), &len, deadline, lease);
+	cap = min_t(u32, cap, KWQ_KEY_MAX);
+	if (done)
+		ret = kwq_done_get_leased(kf->q, done->key, done->len, &done_result, key, cap,
+					  &len, deadline, &kf->lease, lease);
+	else
+		ret = kwq_get_leased(kf->q, key, cap, &len, deadline, lease);
+	if (done && done_result >= 0 && put_user((u32)done_result, done->uresult))
+		goto fault;
 	if (ret == -EMSGSIZE)
 		return put_user(len, ulen) ? -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
-	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen)) {
-		/* Never lose the key. */
-		kwq_requeue_leased(kf->q, key, len, lease);
-		return -EFAULT;
-	}
+	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen))
+		goto fault;
 	return 0;
+fault:
+	/* Never lose the key. */
+	if (!ret)
+		kwq_requeue_leased(kf->q, key, len, lease);
+	return -EFAULT;
 }
 
 static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uarg)
@@ -319,7 +337,38 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uar
 		return -EINVAL;
 	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len,
 			       kwq_deadline_from(g.deadline_ns, file),
-			       g.flags & KWQ_GET_UNLEASED);
+			       g.flags & KWQ_GET_UNLEASED, NULL);
+}
+
+/*
+ * Done, then get, in one call. The done's errors leave everything as it
+ * was; after it, done_result says it happened and errors are the get's.
+ */
+static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, void __user *uarg)
+{
+	struct kwq_ioc_done_get __user *ud = uarg;
+	u8 dkey[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	struct kwq_done_req done = { .key = dkey, .uresult = &ud->done_result };
+	struct kwq_ioc_done_get d;
+	int ret;
+
+	if (copy_from_user(&d, uarg, sizeof(d)))
+		return -EFAULT;
+	/* Fault on the report now, while nothing has changed. */
+	if (put_user(KWQ_DONE_NOT_RUN, &ud->done_result))
+		return -EFAULT;
+	if ((d.flags & ~KWQ_GET_UNLEASED) || d.pad ||
+	    !kwq_is_zero(d.reserved, sizeof(d.reserved)))
+		return -EINVAL;
+	ret = kwq_key_from(dkey, d.done_ptr, d.done_len);
+	if (ret)
+		return ret;
+	done.len = d.done_len;
+	ret = kwq_get_to_user(kf, d.key_ptr, d.key_cap, &ud->key_len,
+			      kwq_deadline_from(d.deadline_ns, file),
+			      d.flags & KWQ_GET_UNLEASED, &done);
+	/* Restarting the call would end the key a second time. */
+	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
 static long kwq_ioc_list(void __user *uarg)
@@ -388,6 +437,7 @@ static bool kwq_queue_cmd(unsigned int cmd)
 	case KWQ_IOC_ADD_BATCH:
 	case KWQ_IOC_GET_BATCH:
 	case KWQ_IOC_DONE_BATCH:
+	case KWQ_IOC_DONE_GET:
 	case KWQ_IOC_ADD_RATE_LIMITED:
 	case KWQ_IOC_FORGET:
 	case KWQ_IOC_NUM_REQUEUES:
@@ -433,6 +483,8 @@ static long kwq_queue_ioctl(struct file *file, struct kwq_file *kf, unsigned int
 		return may_read ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
 	case KWQ_IOC_DONE:
 		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_DONE) : -EBADF;
+	case KWQ_IOC_DONE_GET:
+		return may_read ? kwq_ioc_done_get(file, kf, uarg) : -EBADF;
 	case KWQ_IOC_SHUTDOWN:
 		if (!may_write)
 			return -EBADF;

@@ -214,6 +214,9 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease);
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		   struct kwq_lease *lease);
 int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
+int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
+			void *buf, u32 cap, u32 *len, ktime_t deadline,
+			struct kwq_lease *done_lease, struct kwq_lease *get_lease);
 int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
 
 /*

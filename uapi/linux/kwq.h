@@ -155,6 +155,9 @@ enum kwq_done_result {
 	KWQ_DONE_REQUEUED = 1,
 };
 
+/* struct kwq_ioc_done_get.done_result of a call that failed before its done. */
+#define KWQ_DONE_NOT_RUN	0xffffffffU
+
 /* Feature bits reported by KWQ_IOC_VERSION. */
 #define KWQ_FEATURE_CORE	_BITULL(0)	/* add/get/done/shutdown/drain */
 #define KWQ_FEATURE_DELAY	_BITULL(1)	/* add-after, cancel, policies */
@@ -162,6 +165,7 @@ enum kwq_done_result {
 #define KWQ_FEATURE_BATCH	_BITULL(3)	/* add/get/done batches, list */
 #define KWQ_FEATURE_RATELIMIT	_BITULL(4)	/* add-rate-limited, forget, num-requeues */
 #define KWQ_FEATURE_METRICS	_BITULL(5)	/* histograms and work gauges in stats */
+#define KWQ_FEATURE_DONE_GET	_BITULL(6)	/* KWQ_IOC_DONE_GET */
 
 /* Flags of struct kwq_ioc_create. */
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
@@ -304,6 +308,40 @@ struct kwq_ioc_add_after {
  * @reserved: must be 0.
  */
 struct kwq_ioc_get {
+	__u64 key_ptr;
+	__u32 key_cap;
+	__u32 key_len;
+	__u64 deadline_ns;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_done_get - end one key and take the next (KWQ_IOC_DONE_GET)
+ * @done_ptr: user address of the key to end, as for KWQ_IOC_DONE.
+ * @done_len: its length, 1 to KWQ_KEY_MAX.
+ * @done_result: out: enum kwq_done_result once the done was carried
+ *	out; KWQ_DONE_NOT_RUN if the call failed before it.
+ * @key_ptr: as in struct kwq_ioc_get.
+ * @key_cap: as in struct kwq_ioc_get.
+ * @key_len: out: as in struct kwq_ioc_get.
+ * @deadline_ns: as in struct kwq_ioc_get.
+ * @flags: as in struct kwq_ioc_get; they apply to the get only.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ *
+ * The two calls of a worker loop in one system call: KWQ_IOC_DONE of the
+ * key just processed, then KWQ_IOC_GET. If the done fails, the call
+ * returns its error and nothing changed. Once it succeeded, errors are
+ * the get's, and no key was taken; a signal while waiting then gives
+ * -EINTR, never a restart, which would repeat the done. @done_result
+ * tells the two apart (-EFAULT, for one, can come from either).
+ */
+struct kwq_ioc_done_get {
+	__u64 done_ptr;
+	__u32 done_len;
+	__u32 done_result;
 	__u64 key_ptr;
 	__u32 key_cap;
 	__u32 key_len;
@@ -497,6 +535,7 @@ struct kwq_stats {
 #define KWQ_IOC_ADD_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x18, struct kwq_ioc_batch)
 #define KWQ_IOC_GET_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x19, struct kwq_ioc_batch)
 #define KWQ_IOC_DONE_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x1a, struct kwq_ioc_batch)
+#define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x1b, struct kwq_ioc_done_get)
 #define KWQ_IOC_ADD_RATE_LIMITED _IOWR(KWQ_IOC_MAGIC, 0x15, struct kwq_ioc_key)
 #define KWQ_IOC_FORGET		_IOWR(KWQ_IOC_MAGIC, 0x16, struct kwq_ioc_key)
 #define KWQ_IOC_NUM_REQUEUES	_IOWR(KWQ_IOC_MAGIC, 0x17, struct kwq_ioc_key)

@@ -146,6 +146,43 @@ int kwq_done(int fd, const void *key, size_t len)
 	return kwq_key_op(fd, KWQ_IOC_DONE, key, len, 0);
 }
 
+/* Set once a module without KWQ_IOC_DONE_GET answered -ENOTTY. */
+static int kwq_no_done_get;
+
+int kwq_done_get(int fd, const void *done_key, size_t done_len, int *done_result,
+		 void *buf, size_t cap, size_t *len, int64_t timeout_ns)
+{
+	struct kwq_ioc_done_get d;
+	int ret;
+
+	*done_result = -1;
+	if (done_len > KWQ_KEY_MAX)
+		return -EINVAL;
+	if (!kwq_no_done_get) {
+		memset(&d, 0, sizeof(d));
+		d.done_ptr = (uintptr_t)done_key;
+		d.done_len = (uint32_t)done_len;
+		d.key_ptr = (uintptr_t)buf;
+		d.key_cap = cap > KWQ_KEY_MAX ? KWQ_KEY_MAX : (uint32_t)cap;
+		d.deadline_ns = kwq_deadline(timeout_ns);
+		d.done_result = KWQ_DONE_NOT_RUN;
+		ret = kwq_ioctl(fd, KWQ_IOC_DONE_GET, &d);
+		if (ret != -ENOTTY) {
+			if (d.done_result != KWQ_DONE_NOT_RUN)
+				*done_result = (int)d.done_result;
+			if ((!ret || ret == -EMSGSIZE) && len)
+				*len = d.key_len;
+			return ret;
+		}
+		kwq_no_done_get = 1;
+	}
+	ret = kwq_done(fd, done_key, done_len);
+	if (ret < 0)
+		return ret;
+	*done_result = ret;
+	return kwq_get(fd, buf, cap, len, timeout_ns);
+}
+
 int kwq_cancel(int fd, const void *key, size_t len)
 {
 	return kwq_key_op(fd, KWQ_IOC_CANCEL, key, len, 0);

@@ -56,6 +56,12 @@ int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns
 		  unsigned int flags);
 /* Returns an enum kwq_done_result (>= 0). */
 int kwq_done(int fd, const void *key, size_t len);
+/* kwq_done of @done_key, then kwq_get, in one system call (two on modules
+ * without KWQ_IOC_DONE_GET). *@done_result is set to the done's enum
+ * kwq_done_result, or to -1 if the call failed before the done; returns
+ * as kwq_get, or the done's error. */
+int kwq_done_get(int fd, const void *done_key, size_t done_len, int *done_result,
+		 void *buf, size_t cap, size_t *len, int64_t timeout_ns);
 
 /* Batches of up to KWQ_BATCH_MAX entries (struct kwq_batch_entry). Each
  * returns the number of entries carried out (>= 1), stopping at the first
