@@ -201,17 +201,21 @@ static void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct li
 	}
 }
 
-/*
- * Schedule a resize of the key table if its load calls for one; the
- * worker holds a reference on the queue until it is done.
- */
-static void kwq_table_check_locked(struct kwq *q)
+/* Schedule a resize; the worker holds a reference on the queue till done. */
+static void kwq_table_resize_locked(struct kwq *q)
 {
-	if (likely(q->items.resizing || !kwq_table_off_size(&q->items)) || q->dead)
+	if (q->items.resizing || q->dead)
 		return;
 	q->items.resizing = true;
 	kwq_get_ref(q);
 	queue_work(kwq_resize_wq, &q->resize_work);
+}
+
+/* After an insert or a removal: resize the key table if its load calls for it. */
+static inline void kwq_table_check_locked(struct kwq *q)
+{
+	if (unlikely(kwq_table_off_size(&q->items)))
+		kwq_table_resize_locked(q);
 }
 
 /*
