@@ -716,6 +716,62 @@ static void kwq_test_add_atomic(struct kunit *test)
  * keys: nothing of the old key may show through (failures, deadline,
  * state, bytes).
  */
+/* kwq_done_get() of @dkey into @buf; the done's result in *@dres. */
+static int done_get_now(struct kwq *q, const char *dkey, int *dres, char *buf, size_t size)
+{
+	u32 len = 0;
+	int ret = kwq_done_get(q, dkey, strlen(dkey), dres, buf, size - 1, &len, KWQ_NOWAIT);
+
+	buf[ret ? 0 : len] = '\0';
+	return ret;
+}
+
+/*
+ * kwq_done_get() is kwq_done() then kwq_get(): a failed done changes
+ * nothing and leaves the result unset; a key re-added while processing
+ * comes back; once the done happened, the get's errors are returned.
+ */
+static void kwq_test_done_get(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	char buf[64];
+	int dres;
+
+	KUNIT_ASSERT_EQ(test, add(q, "a"), KWQ_ADD_QUEUED);
+	KUNIT_ASSERT_EQ(test, add(q, "b"), KWQ_ADD_QUEUED);
+	expect_get(test, q, "a");
+	dres = -1;
+	KUNIT_EXPECT_EQ(test, done_get_now(q, "a", &dres, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, dres, KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_STREQ(test, buf, "b");
+	expect_counts(test, q, 0, 1, 0, 1);
+
+	/* A key not processing: nothing happens, not even the get. */
+	KUNIT_ASSERT_EQ(test, add(q, "c"), KWQ_ADD_QUEUED);
+	dres = -1;
+	KUNIT_EXPECT_EQ(test, done_get_now(q, "a", &dres, buf, sizeof(buf)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, dres, -1);
+	expect_counts(test, q, 1, 1, 0, 2);
+	KUNIT_EXPECT_EQ(test, kwq_done_get(q, "", 0, &dres, buf, sizeof(buf), NULL, KWQ_NOWAIT),
+			-EINVAL);
+	expect_counts(test, q, 1, 1, 0, 2);
+
+	/* Re-added while processing: queued behind "c", handed out after it. */
+	KUNIT_ASSERT_EQ(test, add(q, "b"), KWQ_ADD_DEFERRED);
+	KUNIT_EXPECT_EQ(test, done_get_now(q, "b", &dres, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, dres, KWQ_DONE_REQUEUED);
+	KUNIT_EXPECT_STREQ(test, buf, "c");
+	KUNIT_EXPECT_EQ(test, done_get_now(q, "c", &dres, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, dres, KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_STREQ(test, buf, "b");
+
+	/* The last done with nothing left: done, then -EAGAIN. */
+	dres = -1;
+	KUNIT_EXPECT_EQ(test, done_get_now(q, "b", &dres, buf, sizeof(buf)), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, dres, KWQ_DONE_FINISHED);
+	expect_counts(test, q, 0, 0, 0, 0);
+}
+
 static void kwq_test_reused_record_is_fresh(struct kunit *test)
 {
 	/* A minute of backoff: the waiting entry never fires during the test. */
@@ -928,6 +984,7 @@ static struct kunit_case kwq_core_cases[] = {
 	KUNIT_CASE(kwq_test_names),
 	KUNIT_CASE(kwq_test_add_atomic),
 	KUNIT_CASE(kwq_test_reused_record_is_fresh),
+	KUNIT_CASE(kwq_test_done_get),
 	KUNIT_CASE(kwq_test_memory_per_key),
 	KUNIT_CASE(kwq_test_stress),
 	{}
