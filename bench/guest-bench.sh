@@ -55,9 +55,12 @@ while [ $r -le "$REPS" ]; do
 	echo "KWQB-ROUND $r"
 	step floor $B floor "$N_FLOOR"
 	step cycle.1t $B cycle1 "$N_CYCLE"
+	step cycle.1t.dg $B cycle1dg "$N_CYCLE"
 	step ops $B ops $((N_CYCLE / 500)) 500
 	step cycle.1p1c $B cycle 1 1 "$N_CYCLE"
 	step cycle.2p2c $B cycle 2 2 "$N_CYCLE"
+	step cycle.1p1c.dg $B cycle 1 1 "$N_CYCLE" dg
+	step cycle.2p2c.dg $B cycle 2 2 "$N_CYCLE" dg
 	for b in 1 8 64 512; do
 		step batch.1t.$b $B batch1 $b "$N_BATCH"
 		step batch.1p1c.$b $B batch $b "$N_BATCH"

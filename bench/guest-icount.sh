@@ -28,6 +28,7 @@ while [ $r -le "$REPS" ]; do
 	echo "KWQB-ROUND icount-$r"
 	run $B floor "$N_FLOOR"
 	run $B cycle1 "$N_CYCLE"
+	run $B cycle1dg "$N_CYCLE"
 	run $B ops $((N_CYCLE / 500)) 500
 	for b in 1 8 64 512; do
 		run $B batch1 $b "$N_BATCH"

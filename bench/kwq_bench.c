@@ -14,7 +14,8 @@
  *   cycle1 N                      add; get; done of N keys in one thread
  *   cycle1dg N                    add; done+get (KWQ_IOC_DONE_GET) of N keys, one thread
  *   ops ROUNDS K                  each operation alone, per call, K keys a round
- *   cycle P C N                   P producer and C consumer threads, N keys
+ *   cycle P C N [dg]              P producer and C consumer threads, N keys
+ *                                 (dg: consumers call done+get in one ioctl)
  *   batch1 B N                    add/get/done batches of B keys, one thread
  *   batch B N                     batches of B keys, 1 producer + 1 consumer
  *   mq1 N | mq P C N              POSIX mqueue send+receive of the same keys
@@ -31,6 +32,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +380,28 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
+/* A consumer as a worker loop: each done and the next get in one call. */
+static void *consumer_dg(void *arg)
+{
+	struct worker *w = arg;
+	char got[KWQ_KEY_MAX];
+	int ret, done;
+	size_t len;
+
+	pthread_barrier_wait(w->go);
+	ret = kwq_get(w->fd, got, sizeof(got), &len, -1);
+	while (!ret) {
+		/* The done's key is read before the get writes the buffer. */
+		ret = kwq_done_get(w->fd, got, len, &done, got, sizeof(got), &len, -1);
+		if (done < 0)
+			die("consumer done_get: %s", strerror(-ret));
+		w->done++;
+	}
+	if (ret != -ESHUTDOWN)
+		die("consumer done_get: %s", strerror(-ret));
+	return NULL;
+}
+
 static void *batch_producer(void *arg)
 {
 	struct worker *w = arg;
@@ -448,7 +472,7 @@ static void *batch_consumer(void *arg)
  * last done.
  */
 static void run_pc(const char *name, unsigned long p, unsigned long c, unsigned long n,
-		   unsigned long batch)
+		   unsigned long batch, bool done_get)
 {
 	struct worker *w = calloc(p + c, sizeof(*w));
 	pthread_barrier_t go;
@@ -471,7 +495,7 @@ static void run_pc(const char *name, unsigned long p, unsigned long c, unsigned 
 		}
 		if (pthread_create(&w[i].tid, NULL,
 				   batch ? (i < p ? batch_producer : batch_consumer) :
-					   (i < p ? producer : consumer), &w[i]))
+				   i < p ? producer : done_get ? consumer_dg : consumer, &w[i]))
 			die("pthread_create");
 	}
 	pthread_barrier_wait(&go);
@@ -512,13 +536,15 @@ static int cmd_cycle(int argc, char **argv)
 	unsigned long p, c, n;
 	char name[64];
 
-	if (argc < 3)
-		die("usage: cycle P C N");
+	bool dg = argc > 3 && !strcmp(argv[3], "dg");
+
+	if (argc < 3 || (argc > 3 && !dg))
+		die("usage: cycle P C N [dg]");
 	p = num(argv[0]);
 	c = num(argv[1]);
 	n = num(argv[2]);
-	snprintf(name, sizeof(name), "cycle.%lup%luc", p, c);
-	run_pc(name, p, c, n, 0);
+	snprintf(name, sizeof(name), "cycle.%lup%luc%s", p, c, dg ? ".dg" : "");
+	run_pc(name, p, c, n, 0, dg);
 	return 0;
 }
 
@@ -536,7 +562,7 @@ static int cmd_batch(int argc, char **argv)
 	if (!b || b > KWQ_BATCH_MAX)
 		die("batch size 1..%d", KWQ_BATCH_MAX);
 	snprintf(name, sizeof(name), "batch.1p1c.%lu", b);
-	run_pc(name, 1, 1, n, b);
+	run_pc(name, 1, 1, n, b, false);
 	return 0;
 }
 

@@ -132,6 +132,7 @@ rows=$(cat <<'EOF'
 floor.ioctl|no-op ioctl /dev/kwq (VERSION)|floor.getppid|1|getppid()
 floor.getppid|getppid()|-|1|-
 cycle.1t|add+get+done 1 thread|floor.ioctl|3|3 x ioctl floor
+cycle.1t.dg|add+done_get 1 thread (2 ioctls)|floor.ioctl|3|3 x ioctl floor
 op.add_new|add of a new key|op.floor|1|ioctl floor (same loop)
 op.add_dup|add of a queued key|op.floor|1|ioctl floor (same loop)
 op.get|get|op.floor|1|ioctl floor (same loop)
@@ -141,6 +142,10 @@ cycle.1p1c|add+get+done 1P+1C wall|floor.ioctl|3|3 x ioctl floor
 cycle.1p1c.cpu|add+get+done 1P+1C CPU|floor.ioctl|3|3 x ioctl floor
 cycle.2p2c|add+get+done 2P+2C wall|floor.ioctl|3|3 x ioctl floor
 cycle.2p2c.cpu|add+get+done 2P+2C CPU|floor.ioctl|3|3 x ioctl floor
+cycle.1p1c.dg|add+done_get 1P+1C wall|floor.ioctl|3|3 x ioctl floor
+cycle.1p1c.dg.cpu|add+done_get 1P+1C CPU|floor.ioctl|3|3 x ioctl floor
+cycle.2p2c.dg|add+done_get 2P+2C wall|floor.ioctl|3|3 x ioctl floor
+cycle.2p2c.dg.cpu|add+done_get 2P+2C CPU|floor.ioctl|3|3 x ioctl floor
 batch.1t.1|batches of 1 1 thread|cycle.1t.rate|1|single-key 1 thread
 batch.1t.8|batches of 8 1 thread|cycle.1t.rate|1|single-key 1 thread
 batch.1t.64|batches of 64 1 thread|cycle.1t.rate|1|single-key 1 thread
@@ -181,6 +186,7 @@ dedup.dedup_pct|adds absorbed as duplicates|-|1|-
 ic.floor.ioctl|[insns] no-op ioctl (VERSION)|ic.floor.getppid|1|getppid()
 ic.floor.getppid|[insns] getppid()|-|1|-
 ic.cycle.1t|[insns] add+get+done 1 thread|ic.floor.ioctl|3|3 x ioctl floor
+ic.cycle.1t.dg|[insns] add+done_get 1 thread|ic.floor.ioctl|3|3 x ioctl floor
 ic.op.add_new|[insns] add of a new key|ic.op.floor|1|ioctl floor (same loop)
 ic.op.add_dup|[insns] add of a queued key|ic.op.floor|1|ioctl floor (same loop)
 ic.op.get|[insns] get|ic.op.floor|1|ioctl floor (same loop)
