@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "libkwq.h"
+#include "kwq_test_util.h"
 #include "tap.h"
 
 /* The ABI structs must have one layout for 32- and 64-bit callers. */
@@ -37,31 +38,6 @@ _Static_assert(sizeof(struct kwq_ratelimit) == 256, "kwq_ratelimit layout");
 _Static_assert(__alignof__(struct kwq_ioc_key) == 8 || sizeof(void *) == 4,
 	       "kwq_ioc_key alignment");
 
-static int raw_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-}
-
-static int dev_open(int flags)
-{
-	int fd = open(KWQ_DEFAULT_DEV, flags | O_CLOEXEC);
-
-	if (fd < 0) {
-		printf("Bail out! cannot open %s: %s\n", KWQ_DEFAULT_DEV, strerror(errno));
-		exit(1);
-	}
-	return fd;
-}
-
-static struct kwq_stats stats_of(int fd)
-{
-	struct kwq_stats st;
-
-	if (kwq_stats(fd, &st))
-		memset(&st, 0xff, sizeof(st));
-	return st;
-}
-
 /* Queue counts as one comparable number set. */
 static int same_counts(int fd, const struct kwq_stats *before)
 {
@@ -70,29 +46,6 @@ static int same_counts(int fd, const struct kwq_stats *before)
 	return now.queued == before->queued && now.processing == before->processing &&
 	       now.items == before->items && now.adds == before->adds &&
 	       now.gets == before->gets && now.dones == before->dones;
-}
-
-static int add_s(int fd, const char *key)
-{
-	return kwq_add(fd, key, strlen(key));
-}
-
-static int done_s(int fd, const char *key)
-{
-	return kwq_done(fd, key, strlen(key));
-}
-
-/* Non-blocking get that compares the key with @want. */
-static int get_is(int fd, const char *want)
-{
-	char buf[KWQ_KEY_MAX + 1];
-	size_t len = 0;
-	int ret = kwq_get(fd, buf, KWQ_KEY_MAX, &len, 0);
-
-	if (ret)
-		return ret;
-	buf[len] = '\0';
-	return strcmp(buf, want) ? -EBADMSG : 0;
 }
 
 static void test_version(void)
@@ -278,14 +231,6 @@ static void test_key_errors(void)
 	is(raw_ioctl(fd, KWQ_IOC_GET, &g), -EINVAL, "get: pad != 0 -> EINVAL");
 	kwq_destroy(fd);
 	close(fd);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void on_alarm(int sig)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "libkwq.h"
+#include "kwq_test_util.h"
 #include "tap.h"
 
 #define CHUNK	64	/* entries per kernel chunk (module/kwq_dev_batch.c) */
@@ -25,15 +26,6 @@
 static char keys[N][KWQ_KEY_MAX];
 static char bufs[N][KWQ_KEY_MAX];
 static struct kwq_batch_entry e[KWQ_BATCH_MAX];
-
-static struct kwq_stats stats_of(int fd)
-{
-	struct kwq_stats st;
-
-	if (kwq_stats(fd, &st))
-		memset(&st, 0xff, sizeof(st));
-	return st;
-}
 
 /* Keys "k000".."k199", or 500-byte keys with that prefix. */
 static void make_keys(size_t len)
@@ -88,23 +80,6 @@ static int count_results(int n, unsigned int want)
 	for (i = 0; i < n; i++)
 		c += e[i].result == want;
 	return c;
-}
-
-static int new_queue(const char *name)
-{
-	int fd = kwq_create(name, 0600, 0);
-
-	if (fd < 0) {
-		printf("Bail out! create %s: %s\n", name, strerror(-fd));
-		exit(1);
-	}
-	return fd;
-}
-
-static void end_queue(int fd)
-{
-	kwq_destroy(fd);
-	close(fd);
 }
 
 /* Long keys: the chunks are cut by key bytes, not by entries. */

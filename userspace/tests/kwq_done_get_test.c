@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "libkwq.h"
+#include "kwq_test_util.h"
 #include "tap.h"
 
 /*
@@ -55,33 +56,6 @@ _Static_assert(offsetof(struct kwq_ioc_done_get, reserved) == 48, "reserved offs
 
 #define MS	1000000ULL
 
-static int raw_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-}
-
-static int dev_open(int flags)
-{
-	int fd = open(KWQ_DEFAULT_DEV, flags | O_CLOEXEC);
-
-	if (fd < 0) {
-		printf("Bail out! cannot open %s: %s\n", KWQ_DEFAULT_DEV, strerror(errno));
-		exit(1);
-	}
-	return fd;
-}
-
-static int new_queue(const char *name)
-{
-	int fd = kwq_create(name, 0600, 0);
-
-	if (fd < 0) {
-		printf("Bail out! create %s: %s\n", name, strerror(-fd));
-		exit(1);
-	}
-	return fd;
-}
-
 static int open_queue(const char *name, int oflags)
 {
 	int fd = kwq_open(name, oflags);
@@ -91,21 +65,6 @@ static int open_queue(const char *name, int oflags)
 		exit(1);
 	}
 	return fd;
-}
-
-static void end_queue(int fd)
-{
-	kwq_destroy(fd);
-	close(fd);
-}
-
-static struct kwq_stats stats_of(int fd)
-{
-	struct kwq_stats st;
-
-	if (kwq_stats(fd, &st))
-		memset(&st, 0xff, sizeof(st));
-	return st;
 }
 
 /* The queue's state and counters are as they were. */
@@ -118,38 +77,6 @@ static int same_counts(int fd, const struct kwq_stats *before)
 	       now.items == before->items && now.adds == before->adds &&
 	       now.gets == before->gets && now.dones == before->dones &&
 	       now.requeues == before->requeues;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int add_s(int fd, const char *key)
-{
-	return kwq_add(fd, key, strlen(key));
-}
-
-/* A plain KWQ_IOC_DONE. */
-static int done_s(int fd, const char *key)
-{
-	return kwq_done(fd, key, strlen(key));
-}
-
-/* Non-blocking KWQ_IOC_GET that compares the key with @want. */
-static int get_is(int fd, const char *want)
-{
-	char buf[KWQ_KEY_MAX + 1];
-	size_t len = 0;
-	int ret = kwq_get(fd, buf, KWQ_KEY_MAX, &len, 0);
-
-	if (ret)
-		return ret;
-	buf[len] = '\0';
-	return strcmp(buf, want) ? -EBADMSG : 0;
 }
 
 /* @got[0..len) is the string @want. */
