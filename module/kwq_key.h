@@ -23,7 +23,7 @@
 #include <linux/jhash.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include "kwq_unaligned.h"
 
 /**
  * struct kwq_hash_secret - the per-load secrets of kwq_key_hash()

@@ -21,7 +21,7 @@
 #include <linux/build_bug.h>
 #include <linux/kernel.h>
 #include <linux/uaccess.h>
-#include <asm/unaligned.h>
+#include "kwq_unaligned.h"
 
 #include "kwq.h"
 
