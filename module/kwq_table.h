@@ -149,7 +149,8 @@ static inline bool kwq_table_off_size(const struct kwq_table *t)
 {
 	u32 size = 1U << t->bits;
 
-	return t->n > size || (t->n < size / 8 && t->bits > KWQ_TABLE_MIN_BITS);
+	return (t->n > size && t->bits < KWQ_TABLE_MAX_BITS) ||
+	       (t->n < size / 8 && t->bits > KWQ_TABLE_MIN_BITS);
 }
 
 #endif /* _KWQ_TABLE_H */
