@@ -123,8 +123,8 @@ void kwq_core_exit(void)
  * @key_len: key length in bytes.
  *
  * For capacity planning: the slab object size of a record holding a key
- * of @key_len bytes, excluding the hash table's share (one pointer per
- * bucket, buckets kept between 0.375 and 0.75 per key).
+ * of @key_len bytes, excluding the key table's share (one pointer per
+ * bucket: 1 to 8 buckets per key, 2 to 4 after a resize).
  *
  * Context: any.
  * Return: bytes.
@@ -227,6 +227,7 @@ static void kwq_resize_work(struct work_struct *work)
 {
 	struct kwq *q = container_of(work, struct kwq, resize_work);
 	struct kwq_item **buckets = NULL, **old = NULL;
+	bool again;
 	u32 bits;
 
 	kwq_lock(q);
@@ -246,11 +247,20 @@ static void kwq_resize_work(struct work_struct *work)
 		}
 		old = kwq_table_end_resize(&q->items);
 	}
-	q->items.resizing = false;
+	/*
+	 * The size was chosen before the allocation; if the keys outran it
+	 * meanwhile, go again, keeping the flag and the reference.
+	 */
+	again = bits && old && !q->dead && kwq_table_want_resize(&q->items);
+	if (!again)
+		q->items.resizing = false;
 	kwq_unlock(q);
 	kwq_table_free(buckets);
 	kwq_table_free(old);
-	kwq_put(q);
+	if (again)
+		queue_work(kwq_resize_wq, &q->resize_work);
+	else
+		kwq_put(q);
 }
 
 /* Unhash a record and retire it. */
@@ -656,10 +666,11 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
-		kwq_table_insert(&q->items, *fresh);
-		kwq_table_check_locked(q);
+		/* Nothing fails from here on: evicting now changes nothing on error. */
 		if (q->n_items >= q->max_items)
 			kwq_evict_idle_locked(q, &w->stale);
+		kwq_table_insert(&q->items, *fresh);
+		kwq_table_check_locked(q);
 		q->n_items++;
 		it = *fresh;
 		*fresh = NULL;

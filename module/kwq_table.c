@@ -8,6 +8,7 @@
 #include <linux/bug.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "kwq_table.h"
@@ -59,6 +60,9 @@ static void kwq_table_free_chains(struct kwq_item **buckets, u32 from, u32 bits,
 			next = it->hnext;
 			free_item(it);
 		}
+		/* A table of millions of keys takes a while. */
+		if (i % KWQ_TABLE_MOVE_STEP == KWQ_TABLE_MOVE_STEP - 1)
+			cond_resched();
 	}
 }
 
@@ -66,6 +70,8 @@ static void kwq_table_free_chains(struct kwq_item **buckets, u32 from, u32 bits,
  * kwq_table_destroy() - free the table and every record in it
  * @t: the table, no longer shared.
  * @free_item: frees one record.
+ *
+ * Context: process context; may sleep.
  */
 void kwq_table_destroy(struct kwq_table *t, void (*free_item)(struct kwq_item *))
 {
