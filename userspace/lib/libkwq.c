@@ -146,8 +146,18 @@ int kwq_done(int fd, const void *key, size_t len)
 	return kwq_key_op(fd, KWQ_IOC_DONE, key, len, 0);
 }
 
-/* Set once a module without KWQ_IOC_DONE_GET answered -ENOTTY. */
+/* Set once the module said it has no KWQ_IOC_DONE_GET (read and written
+ * without ordering: at worst a few more calls probe again). */
 static int kwq_no_done_get;
+
+/* After -ENOTTY: whether the module lacks KWQ_IOC_DONE_GET, as opposed to
+ * @fd not being a /dev/kwq descriptor. */
+static int kwq_lacks_done_get(void)
+{
+	struct kwq_ioc_version v;
+
+	return !kwq_version(&v) && !(v.features & KWQ_FEATURE_DONE_GET);
+}
 
 int kwq_done_get(int fd, const void *done_key, size_t done_len, int *done_result,
 		 void *buf, size_t cap, size_t *len, int64_t timeout_ns)
@@ -158,7 +168,7 @@ int kwq_done_get(int fd, const void *done_key, size_t done_len, int *done_result
 	*done_result = -1;
 	if (done_len > KWQ_KEY_MAX)
 		return -EINVAL;
-	if (!kwq_no_done_get) {
+	if (!__atomic_load_n(&kwq_no_done_get, __ATOMIC_RELAXED)) {
 		memset(&d, 0, sizeof(d));
 		d.done_ptr = (uintptr_t)done_key;
 		d.done_len = (uint32_t)done_len;
@@ -167,14 +177,14 @@ int kwq_done_get(int fd, const void *done_key, size_t done_len, int *done_result
 		d.deadline_ns = kwq_deadline(timeout_ns);
 		d.done_result = KWQ_DONE_NOT_RUN;
 		ret = kwq_ioctl(fd, KWQ_IOC_DONE_GET, &d);
-		if (ret != -ENOTTY) {
+		if (ret != -ENOTTY || !kwq_lacks_done_get()) {
 			if (d.done_result != KWQ_DONE_NOT_RUN)
 				*done_result = (int)d.done_result;
 			if ((!ret || ret == -EMSGSIZE) && len)
 				*len = d.key_len;
 			return ret;
 		}
-		kwq_no_done_get = 1;
+		__atomic_store_n(&kwq_no_done_get, 1, __ATOMIC_RELAXED);
 	}
 	ret = kwq_done(fd, done_key, done_len);
 	if (ret < 0)
