@@ -336,7 +336,8 @@ struct kwq_ioc_get {
  * returns its error and nothing changed. Once it succeeded, errors are
  * the get's, and no key was taken; a signal while waiting then gives
  * -EINTR, never a restart, which would repeat the done. @done_result
- * tells the two apart (-EFAULT, for one, can come from either).
+ * tells the two apart (-EFAULT, for one, can come from either), unless
+ * the struct itself stops being writable during the call.
  */
 struct kwq_ioc_done_get {
 	__u64 done_ptr;
