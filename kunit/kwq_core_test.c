@@ -716,6 +716,37 @@ static void kwq_test_add_atomic(struct kunit *test)
  * keys: nothing of the old key may show through (failures, deadline,
  * state, bytes).
  */
+/*
+ * Enough keys to resize the key table several times (1024 buckets to
+ * 8192 and back) while adds, duplicate adds, gets and dones go on: the
+ * resize worker moves buckets in between, and every key is found, once,
+ * in order.
+ */
+static void kwq_test_many_keys_across_resizes(struct kunit *test)
+{
+	struct kwq *q = test_queue(test);
+	char key[32], buf[32];
+	unsigned int i, n = 8000;
+	u32 len;
+
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "ns/obj-%u", i);
+		KUNIT_ASSERT_EQ(test, add(q, key), KWQ_ADD_QUEUED);
+		/* An earlier key, maybe in a bucket not moved yet. */
+		snprintf(key, sizeof(key), "ns/obj-%u", i / 2);
+		KUNIT_ASSERT_EQ(test, add(q, key), KWQ_ADD_DUPLICATE);
+	}
+	expect_counts(test, q, n, 0, 0, n);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "ns/obj-%u", i);
+		KUNIT_ASSERT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), 0);
+		KUNIT_ASSERT_EQ(test, len, (u32)strlen(key));
+		KUNIT_ASSERT_EQ(test, memcmp(buf, key, len), 0);
+		KUNIT_ASSERT_EQ(test, kwq_done(q, buf, len), KWQ_DONE_FINISHED);
+	}
+	expect_counts(test, q, 0, 0, 0, 0);
+}
+
 /* kwq_done_get() of @dkey into @buf; the done's result in *@dres. */
 static int done_get_now(struct kwq *q, const char *dkey, int *dres, char *buf, size_t size)
 {
@@ -985,6 +1016,7 @@ static struct kunit_case kwq_core_cases[] = {
 	KUNIT_CASE(kwq_test_add_atomic),
 	KUNIT_CASE(kwq_test_reused_record_is_fresh),
 	KUNIT_CASE(kwq_test_done_get),
+	KUNIT_CASE(kwq_test_many_keys_across_resizes),
 	KUNIT_CASE(kwq_test_memory_per_key),
 	KUNIT_CASE(kwq_test_stress),
 	{}
