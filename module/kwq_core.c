@@ -176,10 +176,10 @@ static struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_look
 {
 	struct kwq_item *it;
 
-	if (k->len > KWQ_SMALL_KEY || !q->n_spare)
+	if (k->len > KWQ_SMALL_KEY || !q->spare)
 		return kwq_item_new(k, gfp);
-	it = list_first_entry(&q->spare, struct kwq_item, ready);
-	list_del(&it->ready);
+	it = q->spare;
+	q->spare = it->hnext;
 	q->n_spare--;
 	kwq_item_init(it, k);
 	return it;
@@ -194,7 +194,9 @@ static struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_look
 static void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
 	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
-		list_add(&it->ready, &q->spare);
+		/* Out of the table, a record's chain link is free to use. */
+		it->hnext = q->spare;
+		q->spare = it;
 		q->n_spare++;
 	} else {
 		list_add(&it->ready, stale);
@@ -1684,7 +1686,12 @@ static void kwq_release(struct kref *ref)
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
 	kwq_table_destroy(&q->items, kwq_item_free);
-	kwq_free_stale(&q->spare);
+	while (q->spare) {
+		struct kwq_item *it = q->spare;
+
+		q->spare = it->hnext;
+		kwq_item_free(it);
+	}
 	kfree(q);
 }
 
@@ -1771,7 +1778,6 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
 		goto invalid;
 	INIT_LIST_HEAD(&q->idle);
-	INIT_LIST_HEAD(&q->spare);
 	INIT_LIST_HEAD(&q->busy);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);

@@ -74,7 +74,8 @@ struct kwq_hist {
  *	active first; at most max_backoff_keys of them.
  * @n_idle: length of @idle.
  * @spare: unused records of small keys, kept for new keys instead of
- *	freeing and allocating; each stays charged to whoever allocated it.
+ *	freeing and allocating, a stack linked through kwq_item.hnext; each
+ *	stays charged to whoever allocated it.
  * @n_spare: length of @spare, at most KWQ_SPARE_MAX.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: length of @ready.
@@ -140,7 +141,7 @@ struct kwq {
 	struct list_head busy;
 	struct list_head idle;
 	u64 n_idle;
-	struct list_head spare;
+	struct kwq_item *spare;
 	u32 n_spare;
 	struct kwq_rl rl;
 	u64 n_queued;

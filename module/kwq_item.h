@@ -21,7 +21,7 @@
 
 /**
  * struct kwq_item - the one record of a key and all of its state
- * @hnext: next record in its chain of kwq.items.
+ * @hnext: next record in its chain of kwq.items, or on kwq.spare.
  * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
  *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
  *	in kwq.idle while backoff-only.
