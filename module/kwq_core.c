@@ -191,7 +191,8 @@ static struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_look
  * once unlocked. A queue whose keys come and go (every key of a cycle is
  * new) then takes no trip through the slab allocator per key.
  */
-static void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+static inline void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
+					  struct list_head *stale)
 {
 	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
 		/* Out of the table, a record's chain link is free to use. */
@@ -266,7 +267,7 @@ static void kwq_resize_work(struct work_struct *work)
 }
 
 /* Unhash a record and retire it. */
-static void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+static inline void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
 	kwq_table_remove(&q->items, it);
 	kwq_table_check_locked(q);
@@ -294,7 +295,8 @@ static bool kwq_evict_idle_locked(struct kwq *q, struct list_head *stale)
  * idle list, whose length is bounded (client-go's failure maps grow until
  * Forget, kubernetes PR #138743).
  */
-static void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+static inline void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
+					  struct list_head *stale)
 {
 	if (it->state)
 		return;
@@ -954,7 +956,7 @@ int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
 EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
 /* End processing: leave kwq.busy, clear PROCESSING (and the dirty count). */
-static bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
+static inline bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 {
 	bool dirty = it->state & KWQ_ITEM_DIRTY;
 	bool was_oldest = q->busy.next == &it->ready;
@@ -1211,8 +1213,8 @@ EXPORT_SYMBOL_GPL(kwq_get);
  * Find a key being processed that the caller may end: any such key for
  * kernel callers (@lease NULL), for a lease only its own or unleased ones.
  */
-static int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
-				      struct kwq_lease *lease, struct kwq_item **itp)
+static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
+					     struct kwq_lease *lease, struct kwq_item **itp)
 {
 	struct kwq_item *it;
 
