@@ -195,7 +195,7 @@ unlock:
 
 /**
  * kwq_key_from() - copy in a key from user memory
- * @key: a buffer of KWQ_KEY_MAX bytes.
+ * @key: a buffer with room for @len bytes (a key buffer, or a batch chunk).
  * @ptr: the user address of the key.
  * @len: its length.
  *

@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 
 #include "kwq_internal.h"
+#include "kwq_uaccess.h"
 
 /* Entries per chunk: bounds the time the queue's lock is held. */
 #define KWQ_CHUNK_ENTRIES	64
@@ -99,32 +100,6 @@ static u32 kwq_chunk_entries(struct kwq_chunk *c, struct kwq_batch_entry __user 
 }
 
 /*
- * Key bytes cross between user space and the chunk through a buffer on the
- * stack: hardened usercopy checks a stack buffer in a few instructions but
- * a slab object (the chunk) in about a hundred (the folio, the slab's
- * usercopy region), which was 13 % of the instructions of a batch.
- */
-static int kwq_key_copy_in(u8 *dst, u64 uptr, u32 len)
-{
-	u8 tmp[KWQ_KEY_MAX] __uninitialized;	/* written before read */
-	int ret = kwq_key_from(tmp, uptr, len);
-
-	if (!ret)
-		memcpy(dst, tmp, len);
-	return ret;
-}
-
-static int kwq_key_copy_out(u64 uptr, const void *src, u32 len)
-{
-	u8 tmp[KWQ_KEY_MAX] __uninitialized;	/* written before read */
-
-	if (len > sizeof(tmp))
-		return -EFAULT;
-	memcpy(tmp, src, len);
-	return copy_to_user(u64_to_user_ptr(uptr), tmp, len) ? -EFAULT : 0;
-}
-
-/*
  * Copy in the keys of @n entries while they fit. Returns how many were
  * copied; *@err says why fewer: -EINVAL, -EFAULT, or 0 if @bytes is full.
  */
@@ -143,7 +118,7 @@ static u32 kwq_chunk_keys(struct kwq_chunk *c, u32 n, int *err)
 		 */
 		if (i && len > KWQ_CHUNK_BYTES - off)
 			break;
-		*err = kwq_key_copy_in(c->bytes + off, c->e[i].key_ptr, len);
+		*err = kwq_key_from(c->bytes + off, c->e[i].key_ptr, len);
 		if (*err)
 			break;
 		c->keys[i].key = c->bytes + off;
@@ -225,7 +200,8 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 	taken = kwq_get_batch_leased(kf->q, c->keys, c->vals, m, c->bytes, KWQ_CHUNK_BYTES,
 				     deadline, lease, &ret);
 	for (i = 0; i < taken; i++) {
-		if (kwq_key_copy_out(c->e[i].key_ptr, c->keys[i].key, c->keys[i].len) ||
+		if (kwq_key_copy_out(u64_to_user_ptr(c->e[i].key_ptr), c->keys[i].key,
+				     c->keys[i].len) ||
 		    put_user(c->keys[i].len, &ue[i].key_len)) {
 			/* Never lose a key. */
 			kwq_chunk_give_back(kf, c, i, taken, lease);
