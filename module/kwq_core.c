@@ -271,7 +271,6 @@ static inline void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, stru
 {
 	kwq_table_remove(&q->items, it);
 	kwq_table_check_locked(q);
-	q->n_items--;
 	kwq_item_retire_locked(q, it, stale);
 }
 
@@ -663,7 +662,7 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	it = kwq_find_key_locked(q, &k);
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
-		if (q->n_items >= q->max_items && list_empty(&q->idle))
+		if (q->items.n >= q->max_items && list_empty(&q->idle))
 			return -ENOSPC;
 		if (!*fresh)
 			*fresh = kwq_item_new_locked(q, &k,
@@ -671,11 +670,10 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		if (!*fresh)
 			return -EWOULDBLOCK;
 		/* Nothing fails from here on: evicting now changes nothing on error. */
-		if (q->n_items >= q->max_items)
+		if (q->items.n >= q->max_items)
 			kwq_evict_idle_locked(q, &w->stale);
 		kwq_table_insert(&q->items, *fresh);
 		kwq_table_check_locked(q);
-		q->n_items++;
 		it = *fresh;
 		*fresh = NULL;
 	}
@@ -1519,7 +1517,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->processing = q->n_processing;
 	st->dirty_processing = q->n_dirty_processing;
 	st->waiting = q->n_waiting;
-	st->items = q->n_items;
+	st->items = q->items.n;
 	st->max_items = q->max_items;
 	st->adds = q->adds;
 	st->dedups = q->dedups;

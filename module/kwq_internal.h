@@ -82,7 +82,6 @@ struct kwq_hist {
  * @n_processing: items with KWQ_ITEM_PROCESSING.
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
  * @n_waiting: items on @waiting.
- * @n_items: records in @items.
  * @shutting_down: adds are refused.
  * @drainers: callers waiting in kwq_shutdown_drain().
  * @shutdown_seq: bumped by kwq_shutdown(); a drainer that sees it change
@@ -123,7 +122,7 @@ struct kwq_hist {
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
- * @max_items: limit on @n_items.
+ * @max_items: limit on the records in @items (kwq_table.n).
  * @max_idle: limit on @n_idle.
  * @mode: permission bits for opens from user space.
  * @uid: owner.
@@ -148,7 +147,6 @@ struct kwq {
 	u64 n_processing;
 	u64 n_dirty_processing;
 	u64 n_waiting;
-	u64 n_items;
 	bool shutting_down;
 	bool dead;
 	u32 drainers;
