@@ -692,7 +692,8 @@ static void kwq_test_add_atomic(struct kunit *test)
 {
 	struct kwq *q = test_queue(test);
 	struct atomic_producer *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	DEFINE_SPINLOCK(lock);
+	/* static: lockdep keys must be; one on the stack turns lockdep off */
+	static DEFINE_SPINLOCK(lock);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
 	spin_lock(&lock);
