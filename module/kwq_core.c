@@ -150,6 +150,7 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 	INIT_LIST_HEAD(&it->ready);
 	timerqueue_init(&it->wait);
 	it->state = 0;
+	it->ticket = 0;
 	it->owner = 0;
 	it->failures = 0;
 	it->len = k->len;
@@ -361,6 +362,17 @@ static void kwq_hist_observe(struct kwq_hist *h, u64 ns)
 	h->sum_ns += ns;
 }
 
+/* Take back one kwq_hist_observe(@h, @ns). */
+static void kwq_hist_unobserve(struct kwq_hist *h, u64 ns)
+{
+	unsigned int i = 0;
+
+	while (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
+		i++;
+	h->count[i]--;
+	h->sum_ns -= ns;
+}
+
 /*
  * The clock of kwq_item.stamp, which only ever measures durations (queue
  * latency, work duration, time processing): local_clock(), the clock of
@@ -411,14 +423,16 @@ static bool kwq_idle_locked(const struct kwq *q)
 }
 
 /*
- * After shutdown a key can still become ready: a key re-added while being
- * processed is queued again by its done. Consumers wait for those instead
- * of leaving early and stranding them (client-go returns "shutdown" as soon
+ * After shutdown a key can still become ready while any key is being
+ * processed: a key re-added meanwhile is queued again by its done, and
+ * a key whose lease ends, whose processing timeout fires or whose holder
+ * requeues it goes back to the head. Consumers wait for those instead of
+ * leaving early and stranding them (client-go returns "shutdown" as soon
  * as the list is momentarily empty).
  */
 static bool kwq_more_may_come_locked(const struct kwq *q)
 {
-	return !q->shutting_down || q->n_dirty_processing;
+	return !q->shutting_down || q->n_processing;
 }
 
 /*
@@ -499,6 +513,9 @@ static void kwq_program_timer_locked(struct kwq *q, bool spent)
 		if (oldest)
 			expires = min(expires, ns_to_ktime(oldest->stamp + q->processing_timeout));
 	}
+	/* A destroyed queue runs no deadline; its clock may forget it. */
+	if (q->dead)
+		expires = KTIME_MAX;
 	if (expires == q->armed && !spent)
 		return;
 	WRITE_ONCE(q->armed, expires);
@@ -1012,6 +1029,7 @@ static void kwq_expire_processing_locked(struct kwq *q, ktime_t now, unsigned in
  *
  * The queue's own timer calls this. A queue made with its own struct
  * kwq_clock calls it when the clock reaches the time it was asked for.
+ * On a destroyed queue it does nothing.
  *
  * Context: process or softirq context.
  */
@@ -1024,6 +1042,10 @@ void kwq_run_due(struct kwq *q)
 	ktime_t now;
 
 	kwq_lock(q);
+	if (q->dead) {
+		kwq_unlock(q);
+		return;
+	}
 	now = kwq_now(q);
 	while ((node = timerqueue_getnext(&q->waiting)) && node->expires <= now) {
 		u64 late = ktime_to_ns(ktime_sub(now, node->expires));
@@ -1050,8 +1072,13 @@ static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/* Hand out the oldest ready key. Returns 0, -EAGAIN (may wait) or error. */
-int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease)
+/*
+ * Hand out the oldest ready key, stamped with a new ticket (reported in
+ * @h with the queue latency, if @h is not NULL). Returns 0, -EAGAIN (may
+ * wait) or error.
+ */
+int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
+		    struct kwq_handout *h)
 {
 	struct kwq_item *it;
 	u64 latency, now;
@@ -1068,9 +1095,14 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	it->owner = lease ? lease->id : 0;
+	it->ticket = ++q->next_ticket;
 	now = kwq_stamp_now(q);
 	latency = kwq_elapsed(now, it->stamp);
 	kwq_hist_observe(&q->queue_latency, latency);
+	if (h) {
+		h->ticket = it->ticket;
+		h->latency_ns = latency;
+	}
 	trace_kwq_get(q->name, it->key, it->len, 0, latency);
 	it->stamp = now;
 	list_add_tail(&it->ready, &q->busy);
@@ -1083,12 +1115,12 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 }
 
 static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
-			struct kwq_lease *lease)
+			struct kwq_lease *lease, struct kwq_handout *h)
 {
 	int ret;
 
 	kwq_lock(q);
-	ret = kwq_take_locked(q, buf, cap, len, lease);
+	ret = kwq_take_locked(q, buf, cap, len, lease, h);
 	kwq_unlock(q);
 	return ret;
 }
@@ -1117,16 +1149,24 @@ static int kwq_sleep_until(ktime_t deadline, ktime_t wake_at)
  * A consumer about to wait runs due deadlines itself and sleeps no later
  * than the next one: its own hrtimer wakes it straight from the timer
  * interrupt, where the queue's soft timer would first wait for softirq
- * processing (which the benchmarks showed costing milliseconds). The soft
- * timer stays armed for queues that have no consumer waiting. Returns the
+ * processing (which the benchmarks showed costing milliseconds). Only one
+ * sleeping consumer at a time keeps such a timer (*@keeper, claimed
+ * through kwq.timer_keeper): it runs the due keys, which wakes one more
+ * consumer per key made ready, so a deadline wakes one or two consumers,
+ * not every sleeper. The soft timer stays armed for the rest. Returns the
  * time to wake at; queues on a test clock keep to their clock.
  */
-static ktime_t kwq_consumer_timer(struct kwq *q)
+static ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
 {
 	ktime_t next = READ_ONCE(q->armed);
 
 	if (q->clock || next == KTIME_MAX)
 		return KTIME_MAX;
+	if (!*keeper) {
+		if (atomic_cmpxchg(&q->timer_keeper, 0, 1))
+			return KTIME_MAX;
+		*keeper = true;
+	}
 	if (ktime_compare(ktime_get(), next) >= 0) {
 		kwq_run_due(q);
 		next = READ_ONCE(q->armed);
@@ -1142,16 +1182,18 @@ static ktime_t kwq_consumer_timer(struct kwq *q)
  * @len: set to the key's length (also on -EMSGSIZE).
  * @deadline: as for kwq_get().
  * @lease: lease the key is handed to, or NULL for none.
+ * @h: set to the hand-out's ticket and queue latency, or NULL.
  *
  * Return: as kwq_get().
  */
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
-		   struct kwq_lease *lease)
+		   struct kwq_lease *lease, struct kwq_handout *h)
 {
 	DEFINE_WAIT(wait);
+	bool keeper = false, slept = false;
 	int ret;
 
-	ret = kwq_try_take(q, buf, cap, len, lease);
+	ret = kwq_try_take(q, buf, cap, len, lease, h);
 	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
 		return ret;
 
@@ -1159,12 +1201,14 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
 	/* Our own reference: the queue may be destroyed while we sleep. */
 	kwq_get_ref(q);
 	for (;;) {
-		ktime_t wake_at = kwq_consumer_timer(q);
+		ktime_t wake_at = kwq_consumer_timer(q, &keeper);
 
 		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
-		ret = kwq_try_take(q, buf, cap, len, lease);
+		ret = kwq_try_take(q, buf, cap, len, lease, h);
 		if (ret != -EAGAIN)
 			break;
+		if (slept)
+			atomic64_inc(&q->consumer_wakes);
 		if (signal_pending(current)) {
 			ret = -ERESTARTSYS;
 			break;
@@ -1172,8 +1216,11 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
 		ret = kwq_sleep_until(deadline, wake_at);
 		if (ret)
 			break;
+		slept = true;
 	}
 	finish_wait(&q->get_wait, &wait);
+	if (keeper)
+		atomic_set_release(&q->timer_keeper, 0);
 	/* We may have consumed an exclusive wake-up meant for a key we left. */
 	if (ret)
 		kwq_wake(q, true);
@@ -1191,10 +1238,12 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
  *	never blocks, KWQ_FOREVER has no timeout. See kwq_deadline_after().
  *
  * Keys come out in FIFO order and are marked processing until kwq_done().
- * After kwq_shutdown() the keys still queued are handed out, and keys that
- * were re-added while processing are waited for; then -ESHUTDOWN is
- * returned without blocking. Waiting is interruptible and exclusive: one
- * add wakes one consumer.
+ * After kwq_shutdown() the keys still queued are handed out, and while any
+ * key is being processed the call waits, since that key may come back (a
+ * re-add during processing, a requeue, a processing timeout, a lease that
+ * ends); once nothing is queued or processing, -ESHUTDOWN is returned
+ * without blocking. Waiting is interruptible and exclusive: one add wakes
+ * one consumer.
  *
  * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
  * Return: 0 with the key in @buf, -EAGAIN (nothing ready, KWQ_NOWAIT),
@@ -1203,33 +1252,66 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
  */
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline)
 {
-	return kwq_get_leased(q, buf, cap, len, deadline, NULL);
+	return kwq_get_leased(q, buf, cap, len, deadline, NULL, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_get);
 
+/**
+ * kwq_get_ticket() - kwq_get(), and the ticket of the hand-out
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @ticket: set to the hand-out's ticket on success: nonzero, never given
+ *	to another hand-out of @q. Pass it to kwq_done_ticket() or
+ *	kwq_requeue_ticket().
+ * @deadline: as for kwq_get().
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: as kwq_get().
+ */
+int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
+		   ktime_t deadline)
+{
+	struct kwq_handout h;
+	int ret = kwq_get_leased(q, buf, cap, len, deadline, NULL, &h);
+
+	if (!ret)
+		*ticket = h.ticket;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_get_ticket);
+
 /*
- * Find a key being processed that the caller may end: any such key for
- * kernel callers (@lease NULL), for a lease only its own or unleased ones.
+ * Find the hand-out the caller may end. @ticket, if not 0, names it: the
+ * key must be processing under that ticket. Without one, a lease (a
+ * /dev/kwq file) may end its own keys and unleased ones, whichever
+ * hand-out is live. A kernel caller (@lease NULL) may end any key, but
+ * must name the hand-out on a queue with a processing timeout, where a
+ * hand-out can be taken back and given to another worker.
  */
 static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
-					     struct kwq_lease *lease, struct kwq_item **itp)
+					     struct kwq_lease *lease, u64 ticket,
+					     struct kwq_item **itp)
 {
 	struct kwq_item *it;
 
 	if (q->dead)
 		return -EIDRM;
+	if (!ticket && !lease && q->processing_timeout)
+		return -EINVAL;
 	it = kwq_find_locked(q, key, len);
 	if (!it || !(it->state & KWQ_ITEM_PROCESSING))
 		return -ENOENT;
-	if (lease && it->owner && it->owner != lease->id)
-		return -EPERM;
+	if (ticket ? it->ticket != ticket : lease && it->owner && it->owner != lease->id)
+		return -ENOENT;
 	*itp = it;
 	return 0;
 }
 
 /* One done with kwq.lock held; returns an enum kwq_done_result or error. */
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
-		    struct kwq_unlocked_work *w)
+		    u64 ticket, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *it;
 	u64 work;
@@ -1237,7 +1319,7 @@ int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *l
 
 	if (!kwq_key_valid(key, len))
 		return -EINVAL;
-	ret = kwq_find_processing_locked(q, key, len, lease, &it);
+	ret = kwq_find_processing_locked(q, key, len, lease, ticket, &it);
 	if (ret)
 		return ret;
 	work = kwq_since_locked(q, it->stamp);
@@ -1262,17 +1344,19 @@ int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *l
  * @key: key bytes.
  * @len: key length.
  * @lease: the caller's lease, or NULL for kernel callers (any key).
+ * @ticket: the hand-out to end, or 0 (see kwq_find_processing_locked()).
  *
- * Return: as kwq_done(), and -EPERM if another lease holds the key.
+ * Return: as kwq_done_ticket(); -ENOENT also if another lease holds the key.
  */
-int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease)
+int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		    u64 ticket)
 {
 	struct kwq_unlocked_work w;
 	int ret;
 
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
-	ret = kwq_done_locked(q, key, len, lease, &w);
+	ret = kwq_done_locked(q, key, len, lease, ticket, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
@@ -1285,23 +1369,47 @@ int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *l
  *
  * A key that was added again while being processed is queued again.
  * Unlike client-go, done of a key that is not being processed changes
- * nothing (client-go queues a duplicate, kubernetes#79934).
+ * nothing (client-go queues a duplicate, kubernetes#79934). Names no
+ * hand-out: it ends the key's, whoever took it. On a queue with a
+ * processing timeout use kwq_done_ticket().
  *
- * Context: process or softirq context.
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
  * Return: an enum kwq_done_result (>= 0), -ENOENT if the key is not being
- * processed, -EINVAL for a bad key, -EIDRM if the queue was destroyed.
+ * processed, -EINVAL for a bad key or a queue with a processing timeout,
+ * -EIDRM if the queue was destroyed.
  */
 int kwq_done(struct kwq *q, const void *key, u32 len)
 {
-	return kwq_done_leased(q, key, len, NULL);
+	return kwq_done_leased(q, key, len, NULL, 0);
 }
 EXPORT_SYMBOL_GPL(kwq_done);
+
+/**
+ * kwq_done_ticket() - end one hand-out of a key
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @ticket: the ticket kwq_get_ticket() gave, or 0 to act as kwq_done().
+ *
+ * Like kwq_done(), but only if the key is still processing under
+ * @ticket: a worker whose key a processing timeout took back (and maybe
+ * gave to another worker) gets -ENOENT and changes nothing.
+ *
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
+ * Return: as kwq_done(); -ENOENT if @ticket is not the key's live hand-out.
+ */
+int kwq_done_ticket(struct kwq *q, const void *key, u32 len, u64 ticket)
+{
+	return kwq_done_leased(q, key, len, NULL, ticket);
+}
+EXPORT_SYMBOL_GPL(kwq_done_ticket);
 
 /**
  * kwq_done_get_leased() - kwq_done_get() on behalf of leases
  * @q: queue.
  * @dkey: the key to end.
  * @dlen: its length.
+ * @dticket: the hand-out of @dkey to end, or 0, as for kwq_done_leased().
  * @done_result: set to the done's enum kwq_done_result once it succeeded.
  * @buf: as for kwq_get().
  * @cap: as for kwq_get().
@@ -1309,22 +1417,24 @@ EXPORT_SYMBOL_GPL(kwq_done);
  * @deadline: as for kwq_get().
  * @done_lease: the lease ending @dkey, as for kwq_done_leased().
  * @get_lease: the lease the next key goes to, or NULL for none.
+ * @h: set to the new hand-out's ticket and latency, or NULL.
  *
  * Return: as kwq_done_get().
  */
-int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
-			void *buf, u32 cap, u32 *len, ktime_t deadline,
-			struct kwq_lease *done_lease, struct kwq_lease *get_lease)
+int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
+			int *done_result, void *buf, u32 cap, u32 *len, ktime_t deadline,
+			struct kwq_lease *done_lease, struct kwq_lease *get_lease,
+			struct kwq_handout *h)
 {
 	struct kwq_unlocked_work w;
 	int ret;
 
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
-	ret = kwq_done_locked(q, dkey, dlen, done_lease, &w);
+	ret = kwq_done_locked(q, dkey, dlen, done_lease, dticket, &w);
 	if (ret >= 0) {
 		*done_result = ret;
-		ret = kwq_take_locked(q, buf, cap, len, get_lease);
+		ret = kwq_take_locked(q, buf, cap, len, get_lease, h);
 		/* A key the done queued again may be the one just taken. */
 		if (!ret && w.ready)
 			w.ready--;
@@ -1332,7 +1442,7 @@ int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, int *done_res
 	kwq_unlock_and_finish(q, &w);
 	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
 		return ret;
-	return kwq_get_leased(q, buf, cap, len, deadline, get_lease);
+	return kwq_get_leased(q, buf, cap, len, deadline, get_lease, h);
 }
 
 /**
@@ -1354,8 +1464,8 @@ int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, int *done_res
 int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
 		 void *buf, u32 cap, u32 *len, ktime_t deadline)
 {
-	return kwq_done_get_leased(q, dkey, dlen, done_result, buf, cap, len, deadline,
-				   NULL, NULL);
+	return kwq_done_get_leased(q, dkey, dlen, 0, done_result, buf, cap, len, deadline,
+				   NULL, NULL, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_done_get);
 
@@ -1365,10 +1475,12 @@ EXPORT_SYMBOL_GPL(kwq_done_get);
  * @key: key bytes.
  * @len: key length.
  * @lease: the caller's lease, or NULL for kernel callers (any key).
+ * @ticket: the hand-out to give back, or 0, as for kwq_done_leased().
  *
- * Return: as kwq_requeue(), and -EPERM if another lease holds the key.
+ * Return: as kwq_requeue_ticket(); -ENOENT also if another lease holds it.
  */
-int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease)
+int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		       u64 ticket)
 {
 	struct kwq_item *it;
 	bool slow;
@@ -1377,7 +1489,7 @@ int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease
 	if (!kwq_key_valid(key, len))
 		return -EINVAL;
 	kwq_lock(q);
-	ret = kwq_find_processing_locked(q, key, len, lease, &it);
+	ret = kwq_find_processing_locked(q, key, len, lease, ticket, &it);
 	if (!ret)
 		kwq_give_back_locked(q, it);
 	slow = kwq_wake_slow_locked(q);
@@ -1395,17 +1507,70 @@ int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease
  * For a consumer that took a key it cannot process (its copy to user space
  * failed, or its lease ended): the key goes back to the head of the queue
  * and is handed out next. It ends the processing like kwq_done() but
- * counts no done.
+ * counts no done. Names no hand-out, like kwq_done().
  *
- * Context: process or softirq context.
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
  * Return: 0, -ENOENT if the key is not being processed, -EINVAL for a bad
- * key, -EIDRM if the queue was destroyed.
+ * key or a queue with a processing timeout, -EIDRM if the queue was
+ * destroyed.
  */
 int kwq_requeue(struct kwq *q, const void *key, u32 len)
 {
-	return kwq_requeue_leased(q, key, len, NULL);
+	return kwq_requeue_leased(q, key, len, NULL, 0);
 }
 EXPORT_SYMBOL_GPL(kwq_requeue);
+
+/**
+ * kwq_requeue_ticket() - give one hand-out of a key back unprocessed
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @ticket: the ticket kwq_get_ticket() gave, or 0 to act as kwq_requeue().
+ *
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
+ * Return: as kwq_requeue(); -ENOENT if @ticket is not the key's live
+ * hand-out.
+ */
+int kwq_requeue_ticket(struct kwq *q, const void *key, u32 len, u64 ticket)
+{
+	return kwq_requeue_leased(q, key, len, NULL, ticket);
+}
+EXPORT_SYMBOL_GPL(kwq_requeue_ticket);
+
+/**
+ * kwq_untake() - undo a get whose key could not be delivered
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @h: what the get reported.
+ *
+ * For /dev/kwq, whose copy of a key to user space can fail after the
+ * get: the hand-out goes back to the head of the queue as if the get had
+ * not happened, its count and queue latency taken back. Acts only on the
+ * hand-out @h names (a processing timeout may have given it away).
+ *
+ * Context: process or softirq context, interrupts enabled.
+ */
+void kwq_untake(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h)
+{
+	struct kwq_item *it;
+	bool slow;
+	u64 queued_at;
+	int ret;
+
+	kwq_lock(q);
+	ret = kwq_find_processing_locked(q, key, len, NULL, h->ticket, &it);
+	if (!ret) {
+		queued_at = it->stamp - h->latency_ns;
+		kwq_give_back_locked(q, it);
+		it->stamp = queued_at;
+		q->gets--;
+		kwq_hist_unobserve(&q->queue_latency, h->latency_ns);
+	}
+	slow = kwq_wake_slow_locked(q);
+	kwq_unlock(q);
+	kwq_wake_fast(q, !ret, slow);
+}
 
 /**
  * kwq_lease_begin() - make a lease for a consumer of @q
@@ -1417,10 +1582,8 @@ EXPORT_SYMBOL_GPL(kwq_requeue);
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
 {
 	kwq_lock(q);
-	/* Zero means "no lease" in kwq_item.owner. */
-	if (!++q->next_lease)
-		++q->next_lease;
-	lease->id = q->next_lease;
+	/* Zero means "no lease" in kwq_item.owner; 64 bits never wrap. */
+	lease->id = ++q->next_lease;
 	kwq_unlock(q);
 }
 
@@ -1682,6 +1845,14 @@ static void kwq_release(struct kref *ref)
 {
 	struct kwq *q = container_of(ref, struct kwq, ref);
 
+	/*
+	 * A queue nobody destroyed (an anonymous one) ends here: as dead, it
+	 * asks its clock for nothing more, so the clock can forget it.
+	 */
+	kwq_lock(q);
+	q->dead = true;
+	kwq_program_locked(q);
+	kwq_unlock(q);
 	/* Never leave the timer armed or running on freed memory. */
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
