@@ -23,6 +23,7 @@
 #include "kwq_compat.h"
 #include "kwq_internal.h"
 #include "kwq_key.h"
+#include "kwq_state.h"
 
 #define CREATE_TRACE_POINTS
 #include "kwq_trace.h"
@@ -282,8 +283,7 @@ static bool kwq_evict_idle_locked(struct kwq *q, struct list_head *stale)
 
 	if (!it)
 		return false;
-	list_del_init(&it->ready);
-	q->n_idle--;
+	kwq_st_unidle(q, it);
 	q->backoff_evictions++;
 	kwq_item_drop_locked(q, it, stale);
 	return true;
@@ -304,8 +304,7 @@ static inline void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
 		kwq_item_drop_locked(q, it, stale);
 		return;
 	}
-	list_add_tail(&it->ready, &q->idle);
-	q->n_idle++;
+	kwq_st_idle(q, it);
 	while (q->n_idle > q->max_idle && kwq_evict_idle_locked(q, stale))
 		;
 }
@@ -318,8 +317,7 @@ static void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
 {
 	if (it->state || list_empty(&it->ready))
 		return;
-	list_del_init(&it->ready);
-	q->n_idle--;
+	kwq_st_unidle(q, it);
 }
 
 static void kwq_free_stale(struct list_head *stale)
@@ -406,14 +404,11 @@ static u64 kwq_since_locked(struct kwq *q, u64 stamp)
 	return kwq_elapsed(kwq_stamp_now(q), stamp);
 }
 
+/* Queue a fresh (or only waiting) record; its queue latency starts now. */
 static void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 {
 	it->stamp = kwq_stamp_now(q);
-	if (at_head)
-		list_add(&it->ready, &q->ready);
-	else
-		list_add_tail(&it->ready, &q->ready);
-	q->n_queued++;
+	kwq_st_queue(q, it, at_head);
 }
 
 /* True when nothing is queued and nothing is being processed. */
@@ -486,10 +481,9 @@ static int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned in
 		q->dedups++;
 		return KWQ_ADD_DUPLICATE;
 	}
-	it->state |= KWQ_ITEM_DIRTY;
 	q->adds++;
 	if (it->state & KWQ_ITEM_PROCESSING) {
-		q->n_dirty_processing++;
+		kwq_st_defer(q, it);
 		return KWQ_ADD_DEFERRED;
 	}
 	kwq_ready_locked(q, it, false);
@@ -532,19 +526,9 @@ static void kwq_program_locked(struct kwq *q)
 	kwq_program_timer_locked(q, false);
 }
 
-static void kwq_wait_insert_locked(struct kwq *q, struct kwq_item *it, ktime_t deadline)
-{
-	it->wait.expires = deadline;
-	timerqueue_add(&q->waiting, &it->wait);
-	it->state |= KWQ_ITEM_WAITING;
-	q->n_waiting++;
-}
-
 static void kwq_unwait_locked(struct kwq *q, struct kwq_item *it)
 {
-	timerqueue_del(&q->waiting, &it->wait);
-	it->state &= ~KWQ_ITEM_WAITING;
-	q->n_waiting--;
+	kwq_st_unwait(q, it);
 }
 
 /*
@@ -587,7 +571,7 @@ static int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32
 		kwq_unwait_locked(q, it);
 		ret = KWQ_ADD_WAIT_MOVED;
 	}
-	kwq_wait_insert_locked(q, it, deadline);
+	kwq_st_wait(q, it, deadline);
 	kwq_program_locked(q);
 	return ret;
 }
@@ -878,8 +862,7 @@ static int kwq_forget_locked(struct kwq *q, struct kwq_item *it, struct list_hea
 	it->failures = 0;
 	q->forgets++;
 	if (!it->state) {
-		list_del_init(&it->ready);
-		q->n_idle--;
+		kwq_st_unidle(q, it);
 		kwq_item_drop_locked(q, it, stale);
 	}
 	return 1;
@@ -970,20 +953,19 @@ int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
 }
 EXPORT_SYMBOL_GPL(kwq_num_requeues);
 
-/* End processing: leave kwq.busy, clear PROCESSING (and the dirty count). */
+/*
+ * End processing (processing -> fresh, see kwq_state.h); returns whether
+ * the key was re-added meanwhile. The timer follows the oldest key being
+ * processed, so it moves if that was this one.
+ */
 static inline bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 {
-	bool dirty = it->state & KWQ_ITEM_DIRTY;
 	bool was_oldest = q->busy.next == &it->ready;
+	bool dirty = kwq_st_finish(q, it);
 
-	list_del_init(&it->ready);
 	if (q->processing_timeout && was_oldest)
 		kwq_program_locked(q);
 	it->owner = 0;
-	it->state &= ~KWQ_ITEM_PROCESSING;
-	q->n_processing--;
-	if (dirty)
-		q->n_dirty_processing--;
 	return dirty;
 }
 
@@ -991,7 +973,6 @@ static inline bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 static void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
 {
 	kwq_end_processing_locked(q, it);
-	it->state |= KWQ_ITEM_DIRTY;
 	kwq_ready_locked(q, it, true);
 }
 
@@ -1003,18 +984,22 @@ static void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
  */
 static void kwq_expire_processing_locked(struct kwq *q, ktime_t now, unsigned int *ready)
 {
-	struct kwq_item *it, *next;
-	LIST_HEAD(overdue);
+	struct kwq_item *it, *last = NULL;
+	unsigned int n = 0;
 
 	if (!q->processing_timeout)
 		return;
-	list_for_each_entry_safe(it, next, &q->busy, ready) {
+	list_for_each_entry(it, &q->busy, ready) {
 		if (it->stamp + q->processing_timeout > ktime_to_ns(now))
 			break;
-		list_move_tail(&it->ready, &overdue);
+		last = it;
+		n++;
 	}
-	/* From the newest back, each to the head: the oldest ends up first. */
-	list_for_each_entry_safe_reverse(it, next, &overdue, ready) {
+	/* From the newest overdue back, each to the head: the oldest ends up first. */
+	while (n--) {
+		it = last;
+		if (n)
+			last = list_prev_entry(it, ready);
 		trace_kwq_processing_expire(q->name, it->key, it->len, 0,
 					    ktime_to_ns(now) - it->stamp);
 		q->processing_expiries++;
@@ -1091,9 +1076,7 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	*len = it->len;
 	if (it->len > cap)
 		return -EMSGSIZE;
-	list_del(&it->ready);
-	q->n_queued--;
-	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
+	kwq_st_take(q, it);
 	it->owner = lease ? lease->id : 0;
 	it->ticket = ++q->next_ticket;
 	now = kwq_stamp_now(q);
@@ -1105,8 +1088,6 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	}
 	trace_kwq_get(q->name, it->key, it->len, 0, latency);
 	it->stamp = now;
-	list_add_tail(&it->ready, &q->busy);
-	q->n_processing++;
 	if (q->processing_timeout && q->n_processing == 1)
 		kwq_program_locked(q);
 	q->gets++;

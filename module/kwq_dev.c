@@ -105,6 +105,7 @@ static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 	 * @q and joins its wait queue itself, or we see it waiting here.
 	 */
 	smp_mb();
+	/* waitqueue_active() is safe after that barrier, see kwq_poll(). */
 	if (waitqueue_active(&kf->attach_wait)) {
 		init_waitqueue_func_entry(&kf->forward, kwq_forward_wake);
 		add_wait_queue(&q->get_wait, &kf->forward);
@@ -556,6 +557,7 @@ static __poll_t kwq_poll(struct file *file, poll_table *wait)
 	if (!q) {
 		/* Join a wait queue even now: the attach wakes it (kwq_attach()). */
 		poll_wait(file, &kf->attach_wait, wait);
+		/* Pairs with the one in kwq_attach() (waitqueue_active()). */
 		smp_mb();
 		q = kwq_file_queue(kf);
 		if (!q)
