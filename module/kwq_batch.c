@@ -177,8 +177,8 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
  * @size: size of @buf, at least KWQ_KEY_MAX.
  * @deadline: how long to wait for the first key, as for kwq_get().
  * @lease: lease the keys are handed to, or NULL for none.
- * @latency: out: the queue latency each get recorded (for kwq_untake()),
- *	or NULL.
+ * @latency: out: the queue latency each get recorded (for
+ *	kwq_undeliverable()), or NULL.
  * @err: out: why fewer than @n keys were taken: 0 when @buf is full,
  *	else as kwq_get(); on -EMSGSIZE the key's length is in the @out
  *	entry after the last taken.

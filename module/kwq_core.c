@@ -277,13 +277,13 @@ static inline void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, stru
 }
 
 /* Forget the least recently active backoff-only record, if there is one. */
-static bool kwq_evict_idle_locked(struct kwq *q, struct list_head *stale)
+static bool kwq_evict_backoff_locked(struct kwq *q, struct list_head *stale)
 {
-	struct kwq_item *it = list_first_entry_or_null(&q->idle, struct kwq_item, ready);
+	struct kwq_item *it = list_first_entry_or_null(&q->backoff, struct kwq_item, ready);
 
 	if (!it)
 		return false;
-	kwq_st_unidle(q, it);
+	kwq_st_unbackoff(q, it);
 	q->backoff_evictions++;
 	kwq_item_drop_locked(q, it, stale);
 	return true;
@@ -292,7 +292,7 @@ static bool kwq_evict_idle_locked(struct kwq *q, struct list_head *stale)
 /*
  * A record just lost a state bit. With no state left it is dropped, or,
  * if it still counts failures, kept as backoff-only at the tail of the
- * idle list, whose length is bounded (client-go's failure maps grow until
+ * backoff list, whose length is bounded (client-go's failure maps grow until
  * Forget, kubernetes PR #138743).
  */
 static inline void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
@@ -304,20 +304,20 @@ static inline void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
 		kwq_item_drop_locked(q, it, stale);
 		return;
 	}
-	kwq_st_idle(q, it);
-	while (q->n_idle > q->max_idle && kwq_evict_idle_locked(q, stale))
+	kwq_st_backoff(q, it);
+	while (q->n_backoff > q->max_backoff && kwq_evict_backoff_locked(q, stale))
 		;
 }
 
 /*
  * A record is about to get state: if it is backoff-only, take it off the
- * idle list. (A fresh record has no state either, but is on no list.)
+ * backoff list. (A fresh record has no state either, but is on no list.)
  */
 static void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
 {
 	if (it->state || list_empty(&it->ready))
 		return;
-	kwq_st_unidle(q, it);
+	kwq_st_unbackoff(q, it);
 }
 
 static void kwq_free_stale(struct list_head *stale)
@@ -358,17 +358,6 @@ static void kwq_hist_observe(struct kwq_hist *h, u64 ns)
 		i++;
 	h->count[i]++;
 	h->sum_ns += ns;
-}
-
-/* Take back one kwq_hist_observe(@h, @ns). */
-static void kwq_hist_unobserve(struct kwq_hist *h, u64 ns)
-{
-	unsigned int i = 0;
-
-	while (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
-		i++;
-	h->count[i]--;
-	h->sum_ns -= ns;
 }
 
 /*
@@ -412,7 +401,7 @@ static void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 }
 
 /* True when nothing is queued and nothing is being processed. */
-static bool kwq_idle_locked(const struct kwq *q)
+static bool kwq_drained_locked(const struct kwq *q)
 {
 	return !q->n_queued && !q->n_processing;
 }
@@ -436,19 +425,19 @@ static bool kwq_more_may_come_locked(const struct kwq *q)
  */
 static void kwq_wake(struct kwq *q, unsigned int ready_added)
 {
-	bool ended, idle, ready;
+	bool ended, drained, ready;
 
 	kwq_lock(q);
 	ready = q->n_queued;
 	ended = q->dead || (!q->n_queued && !kwq_more_may_come_locked(q));
-	idle = q->drainers && (q->dead || kwq_idle_locked(q));
+	drained = q->drainers && (q->dead || kwq_drained_locked(q));
 	kwq_unlock(q);
 
 	if (ended)
 		wake_up_all(&q->get_wait);
 	else if (ready_added && ready)
 		wake_up_nr(&q->get_wait, ready_added);
-	if (idle)
+	if (drained)
 		wake_up_all(&q->drain_wait);
 }
 
@@ -663,7 +652,7 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	it = kwq_find_key_locked(q, &k);
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
-		if (q->items.n >= q->max_items && list_empty(&q->idle))
+		if (q->items.n >= q->max_items && list_empty(&q->backoff))
 			return -ENOSPC;
 		if (!*fresh)
 			*fresh = kwq_item_new_locked(q, &k,
@@ -672,7 +661,7 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 			return -EWOULDBLOCK;
 		/* Nothing fails from here on: evicting now changes nothing on error. */
 		if (q->items.n >= q->max_items)
-			kwq_evict_idle_locked(q, &w->stale);
+			kwq_evict_backoff_locked(q, &w->stale);
 		kwq_table_insert(&q->items, *fresh);
 		kwq_table_check_locked(q);
 		it = *fresh;
@@ -862,7 +851,7 @@ static int kwq_forget_locked(struct kwq *q, struct kwq_item *it, struct list_hea
 	it->failures = 0;
 	q->forgets++;
 	if (!it->state) {
-		kwq_st_unidle(q, it);
+		kwq_st_unbackoff(q, it);
 		kwq_item_drop_locked(q, it, stale);
 	}
 	return 1;
@@ -1519,20 +1508,21 @@ int kwq_requeue_ticket(struct kwq *q, const void *key, u32 len, u64 ticket)
 EXPORT_SYMBOL_GPL(kwq_requeue_ticket);
 
 /**
- * kwq_untake() - undo a get whose key could not be delivered
+ * kwq_undeliverable() - give back a hand-out that could not be delivered
  * @q: queue.
  * @key: key bytes.
  * @len: key length.
  * @h: what the get reported.
  *
- * For /dev/kwq, whose copy of a key to user space can fail after the
- * get: the hand-out goes back to the head of the queue as if the get had
- * not happened, its count and queue latency taken back. Acts only on the
+ * For /dev/kwq, whose copy of a key to user space can fail after the get
+ * (the caller's memory was unmapped meanwhile): the key goes back to the
+ * head of the queue, its queue latency running on from when it was
+ * queued. The get stays counted: counters never go down. Acts only on the
  * hand-out @h names (a processing timeout may have given it away).
  *
  * Context: process or softirq context, interrupts enabled.
  */
-void kwq_untake(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h)
+void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h)
 {
 	struct kwq_item *it;
 	bool slow;
@@ -1545,8 +1535,6 @@ void kwq_untake(struct kwq *q, const void *key, u32 len, const struct kwq_handou
 		queued_at = it->stamp - h->latency_ns;
 		kwq_give_back_locked(q, it);
 		it->stamp = queued_at;
-		q->gets--;
-		kwq_hist_unobserve(&q->queue_latency, h->latency_ns);
 	}
 	slow = kwq_wake_slow_locked(q);
 	kwq_unlock(q);
@@ -1674,7 +1662,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->absorbed = q->absorbed;
 	st->waits_dropped = q->waits_dropped;
 	st->lease_requeues = q->lease_requeues;
-	st->backoff_keys = q->n_idle;
+	st->backoff_keys = q->n_backoff;
 	st->rate_limited = q->rate_limited;
 	st->tokens_returned = q->tokens_returned;
 	st->backoff_evictions = q->backoff_evictions;
@@ -1714,7 +1702,7 @@ bool kwq_readable(struct kwq *q)
  * queued (see kwq_get()). Keys waiting for an add-after deadline are
  * dropped and the timer is stopped. Idempotent; wakes every waiter, and
  * makes a kwq_shutdown_drain() in progress return -ECANCELED unless the
- * queue happens to be idle. Does not wait for anything.
+ * queue happens to be drained. Does not wait for anything.
  *
  * Context: process or softirq context.
  */
@@ -1796,7 +1784,7 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 		kwq_lock(q);
 		if (q->dead)
 			ret = -EIDRM;
-		else if (kwq_idle_locked(q))
+		else if (kwq_drained_locked(q))
 			ret = 0;
 		else if (q->shutdown_seq != seq)
 			ret = -ECANCELED;
@@ -1929,7 +1917,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
 		goto invalid;
-	INIT_LIST_HEAD(&q->idle);
+	INIT_LIST_HEAD(&q->backoff);
 	INIT_LIST_HEAD(&q->busy);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);
@@ -1950,9 +1938,9 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	q->max_items = kwq_max_items_per_queue;
 	if (attr && attr->max_items && attr->max_items < q->max_items)
 		q->max_items = attr->max_items;
-	q->max_idle = kwq_max_backoff_keys;
-	if (attr && attr->max_backoff_keys && attr->max_backoff_keys < q->max_idle)
-		q->max_idle = attr->max_backoff_keys;
+	q->max_backoff = kwq_max_backoff_keys;
+	if (attr && attr->max_backoff_keys && attr->max_backoff_keys < q->max_backoff)
+		q->max_backoff = attr->max_backoff_keys;
 	q->mode = attr ? attr->mode & 0777 : 0600;
 	q->uid = attr ? attr->uid : GLOBAL_ROOT_UID;
 	q->gid = attr ? attr->gid : GLOBAL_ROOT_GID;

@@ -314,10 +314,32 @@ struct kwq_done_req {
 };
 
 /*
+ * Whether a get can deliver: rewrite, unchanged, the first and last byte
+ * of the key buffer and the two report fields, so that a get into memory
+ * it cannot write fails before it takes a key, and changes nothing.
+ */
+static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
+{
+	u8 __user *p = u64_to_user_ptr(ptr);
+	u32 len;
+	u64 t;
+	u8 b;
+
+	if (get_user(len, ulen) || put_user(len, ulen) ||
+	    get_user(t, uticket) || put_user(t, uticket))
+		return -EFAULT;
+	if (cap && (get_user(b, p) || put_user(b, p) ||
+		    get_user(b, p + cap - 1) || put_user(b, p + cap - 1)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
  * Take one key into a user buffer (its ticket into *@uticket), after
  * ending @done's key if @done is not NULL. The key is leased to @kf
- * unless @unleased; if a copy out fails the get is undone: the key goes
- * back to the head of the queue and nothing counts it.
+ * unless @unleased. Memory that cannot be written fails the call before
+ * anything happens; if it stops being writable during the call, the key
+ * goes back to the head of the queue (kwq_undeliverable()).
  */
 static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ulen,
 			   u64 __user *uticket, ktime_t deadline, bool unleased,
@@ -330,6 +352,8 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 	u32 len = 0;
 
 	cap = min_t(u32, cap, KWQ_KEY_MAX);
+	if (kwq_probe_out(ptr, cap, ulen, uticket))
+		return -EFAULT;
 	if (done)
 		ret = kwq_done_get_leased(kf->q, done->key, done->len, done->ticket, &done_result,
 					  key, cap, &len, deadline, &kf->lease, lease, &h);
@@ -348,7 +372,7 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 fault:
 	/* Never lose the key. */
 	if (!ret)
-		kwq_untake(kf->q, key, len, &h);
+		kwq_undeliverable(kf->q, key, len, &h);
 	return -EFAULT;
 }
 

@@ -31,7 +31,8 @@
  * @e: copies of the user's entries.
  * @keys: the keys: copied in (add, done) or taken (get), in @bytes.
  * @vals: results (add, done) or buffer sizes (get) of the entries.
- * @latency: get: the queue latency of each key taken, for kwq_untake().
+ * @latency: get: the queue latency of each key taken, for
+ *	kwq_undeliverable().
  * @bytes: key bytes, packed.
  */
 struct kwq_chunk {
@@ -175,8 +176,8 @@ static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned
 }
 
 /*
- * Put back, the last first, keys taken but not delivered, as if never
- * taken: order is kept, and each acts on its own hand-out only.
+ * Put back, the last first, keys taken but not delivered: order is kept,
+ * and each acts on its own hand-out only.
  */
 static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 from, u32 to)
 {
@@ -185,7 +186,7 @@ static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 fr
 	while (to-- > from) {
 		h.ticket = c->keys[to].ticket;
 		h.latency_ns = c->latency[to];
-		kwq_untake(kf->q, c->keys[to].key, c->keys[to].len, &h);
+		kwq_undeliverable(kf->q, c->keys[to].key, c->keys[to].len, &h);
 	}
 }
 

@@ -50,8 +50,8 @@ struct kwq_lease {
 /**
  * struct kwq_handout - what a get tells its caller beside the key
  * @ticket: the hand-out's ticket (kwq_item.ticket).
- * @latency_ns: the queue latency the get recorded, so that a get whose
- *	key cannot be delivered can take its count back (kwq_untake()).
+ * @latency_ns: the queue latency the get recorded, so that a key that
+ *	cannot be delivered goes back with its own (kwq_undeliverable()).
  */
 struct kwq_handout {
 	u64 ticket;
@@ -81,9 +81,9 @@ struct kwq_hist {
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
  * @busy: processing items, oldest first (so the longest running is the
  *	first).
- * @idle: backoff-only items (failures but no state), least recently
+ * @backoff: backoff-only items (failures but no state), least recently
  *	active first; at most max_backoff_keys of them.
- * @n_idle: length of @idle.
+ * @n_backoff: length of @backoff.
  * @spare: unused records of small keys, kept for new keys instead of
  *	freeing and allocating, a stack linked through kwq_item.hnext; each
  *	stays charged to whoever allocated it.
@@ -140,7 +140,7 @@ struct kwq_hist {
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
  * @max_items: limit on the records in @items (kwq_table.n).
- * @max_idle: limit on @n_idle.
+ * @max_backoff: limit on @n_backoff.
  * @mode: permission bits for opens from user space.
  * @uid: owner.
  * @gid: owning group.
@@ -155,8 +155,8 @@ struct kwq {
 	struct timerqueue_head waiting;
 	ktime_t armed;
 	struct list_head busy;
-	struct list_head idle;
-	u64 n_idle;
+	struct list_head backoff;
+	u64 n_backoff;
 	struct kwq_item *spare;
 	u32 n_spare;
 	struct kwq_rl rl;
@@ -207,7 +207,7 @@ struct kwq {
 	u32 policy;
 	gfp_t gfp;
 	u32 max_items;
-	u32 max_idle;
+	u32 max_backoff;
 	umode_t mode;
 	kuid_t uid;
 	kgid_t gid;
@@ -240,7 +240,7 @@ int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
 			struct kwq_handout *h);
 int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		       u64 ticket);
-void kwq_untake(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h);
+void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h);
 
 /*
  * Take and release kwq.lock. Each clock is read at most once while the

@@ -13,7 +13,7 @@
 
 /*
  * kwq_item.state bits. An item with no bit set is freed, unless it still
- * has failures, in which case it is "backoff-only" and sits on kwq.idle.
+ * has failures, in which case it is "backoff-only" and sits on kwq.backoff.
  */
 #define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
@@ -24,7 +24,7 @@
  * @hnext: next record in its chain of kwq.items, or on kwq.spare.
  * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
  *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
- *	in kwq.idle while backoff-only.
+ *	in kwq.backoff while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
  *	the item is WAITING.
  * @stamp: when the item joined kwq.ready, or kwq.busy (ns of

@@ -9,7 +9,7 @@
  *   ----------------  ----------------  --------------------------  -------------------
  *   spare             (off the table)   kwq.spare (via hnext)       kwq.n_spare
  *   fresh             none, 0 failures  nothing                     kwq.items.n
- *   backoff-only      none, failures    kwq.idle, oldest first      kwq.n_idle
+ *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
  *   queued            DIRTY             kwq.ready, FIFO             kwq.n_queued
  *   processing        PROCESSING        kwq.busy, oldest first      kwq.n_processing
  *   processing+dirty  PROCESSING|DIRTY  kwq.busy                    n_processing and
@@ -21,7 +21,7 @@
  *                      ^                   |  defer (an add)      |
  *                      |                   v                      |
  *                      +--queue-- processing+dirty --finish-------+
- *   fresh --idle--> backoff-only --unidle--> fresh
+ *   fresh --backoff--> backoff-only --unbackoff--> fresh
  *
  * "fresh" lasts only inside one critical section: the caller then
  * queues, waits, idles or drops the record. Every transition ends with
@@ -52,10 +52,10 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
 	WARN_ON_ONCE((q->n_queued == 0) != list_empty(&q->ready));
 	WARN_ON_ONCE((q->n_processing == 0) != list_empty(&q->busy));
-	WARN_ON_ONCE((q->n_idle == 0) != list_empty(&q->idle));
+	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
 	WARN_ON_ONCE((q->n_waiting == 0) != !timerqueue_getnext(&q->waiting));
 	WARN_ON_ONCE(q->n_dirty_processing > q->n_processing);
-	WARN_ON_ONCE(q->n_queued + q->n_processing + q->n_idle > q->items.n);
+	WARN_ON_ONCE(q->n_queued + q->n_processing + q->n_backoff > q->items.n);
 }
 
 /* fresh (or waiting) -> queued, at the tail or, for a key given back, the head. */
@@ -123,18 +123,18 @@ static inline void kwq_st_unwait(struct kwq *q, struct kwq_item *it)
 }
 
 /* fresh, with failures -> backoff-only, the most recently active. */
-static inline void kwq_st_idle(struct kwq *q, struct kwq_item *it)
+static inline void kwq_st_backoff(struct kwq *q, struct kwq_item *it)
 {
-	list_add_tail(&it->ready, &q->idle);
-	q->n_idle++;
+	list_add_tail(&it->ready, &q->backoff);
+	q->n_backoff++;
 	kwq_st_check(q, it);
 }
 
 /* backoff-only -> fresh. */
-static inline void kwq_st_unidle(struct kwq *q, struct kwq_item *it)
+static inline void kwq_st_unbackoff(struct kwq *q, struct kwq_item *it)
 {
 	list_del_init(&it->ready);
-	q->n_idle--;
+	q->n_backoff--;
 	kwq_st_check(q, it);
 }
 

@@ -322,6 +322,12 @@ struct kwq_ioc_add_after {
  * @ticket: out: the hand-out's ticket, nonzero and never given to another
  *	hand-out of the queue; pass it to done (struct kwq_ioc_key.ticket).
  * @reserved: must be 0.
+ *
+ * A key buffer, @key_len or @ticket that cannot be written fails the call
+ * with -EFAULT before a key is taken: nothing changes, counters included.
+ * After a shutdown the call waits (or fails with -EAGAIN without a
+ * deadline) while any key is being processed, since that key can still
+ * come back; -ESHUTDOWN comes once nothing is queued or processing.
  */
 struct kwq_ioc_get {
 	__u64 key_ptr;

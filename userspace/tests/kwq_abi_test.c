@@ -289,6 +289,8 @@ static void test_poll(void)
 	ok(p.revents & POLLIN, "poll: POLLIN set");
 	is(get_is(fd, "p"), 0, "get after poll");
 	kwq_shutdown(fd);
+	is(poll(&p, 1, 0), 0, "poll: not readable after shutdown while p, which may come back, is processing");
+	is(done_s(fd, "p"), KWQ_DONE_FINISHED, "poll: p done");
 	is(poll(&p, 1, 1000), 1, "poll: readable once shut down and empty");
 	kwq_destroy(fd);
 	close(fd);

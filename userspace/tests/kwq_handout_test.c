@@ -186,8 +186,10 @@ static void test_shutdown_keeps_consumers(void)
 	if (pid == 0) {
 		char buf[16];
 		size_t len = 0;
-		int ret = kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL);
+		int ret;
 
+		close(holder);	/* the parent's close must end the lease */
+		ret = kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL);
 		if (ret == 0 && len == 1 && buf[0] == 'k' && kwq_done(fd, "k", 1) == 0 &&
 		    kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL) == -ESHUTDOWN)
 			_exit(0);
@@ -224,6 +226,7 @@ static void test_drain_waits_for_return(void)
 		size_t len = 0;
 
 		/* The consumer waits through the shutdown for k to come back. */
+		close(holder);
 		if (kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL) || kwq_done(fd, buf, len))
 			_exit(1);
 		_exit(kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL) == -ESHUTDOWN ? 0 : 2);
