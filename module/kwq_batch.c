@@ -3,7 +3,7 @@
  * kwq batches: add, get and done of many keys with the queue's lock taken
  * (and the clock read, and consumers woken) once per 64 keys rather than
  * once per key. Each key goes through the same locked step as a single-key
- * call (kwq_core.c), in order, and a batch stops at the first key that
+ * call (kwq_add.c, kwq_handout.c), in order, and a batch stops at the first key that
  * fails, so its outcome is that of the single-key calls one after the other.
  */
 

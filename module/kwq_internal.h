@@ -222,7 +222,7 @@ extern unsigned int kwq_max_queues_per_user;
 extern unsigned int kwq_max_items_per_queue;
 extern unsigned int kwq_max_backoff_keys;
 
-/* kwq_core.c */
+/* The queue core (kwq_core.h lists its files) */
 int kwq_core_init(void);
 void kwq_core_exit(void);
 bool kwq_key_valid(const void *key, u32 len);

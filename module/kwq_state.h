@@ -3,7 +3,8 @@
  * The states of a key's record, and the only code that moves a record
  * between them: the transitions below are the only writers of
  * kwq_item.state, of the record's list membership and of the queue's
- * n_* counts. Included by kwq_core.c only; kwq.lock held throughout.
+ * n_* counts. Included by the core's files only (kwq_core.h); kwq.lock
+ * held throughout.
  *
  *   state             bits              linked on (kwq_item.ready)  counted in
  *   ----------------  ----------------  --------------------------  -------------------
