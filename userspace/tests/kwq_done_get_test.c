@@ -327,11 +327,12 @@ static void test_get_fault(void)
 	dg_init(&d, "f1", NULL, 16, KWQ_DEADLINE_NOWAIT);
 	d.key_ptr = 16;
 	is(raw_ioctl(fd, KWQ_IOC_DONE_GET, &d), -EFAULT, "get fault: bad key_ptr -> EFAULT");
-	is(d.done_result, KWQ_DONE_FINISHED, "get fault: done_result is FINISHED (the done happened)");
-	is(done_s(fd, "f1"), -ENOENT, "get fault: f1 was finished");
+	is(d.done_result, KWQ_DONE_NOT_RUN,
+	   "get fault: the buffer is checked first: done_result NOT_RUN, nothing changed");
+	is(done_s(fd, "f1"), KWQ_DONE_FINISHED, "get fault: f1 was still processing");
 	st = stats_of(fd);
 	ok(st.queued == 2 && st.processing == 0 && st.items == 2,
-	   "get fault: f2 given back, nothing processing (stats)");
+	   "get fault: f2 and f3 still queued, nothing processing (stats)");
 	is(get_is(fd, "f2"), 0, "get fault: a following get returns f2, at the head");
 	is(get_is(fd, "f3"), 0, "get fault: then f3");
 	done_s(fd, "f2");
