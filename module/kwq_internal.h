@@ -367,8 +367,6 @@ struct kwq_chunk;
 /* kwq_dev.c */
 int kwq_dev_init(void);
 void kwq_dev_exit(void);
-ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file);
-int kwq_key_from(u8 *key, u64 ptr, u32 len);
 
 /* kwq_dev_batch.c */
 long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
