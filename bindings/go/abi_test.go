@@ -4,12 +4,17 @@ package kwq
 
 import (
 	"bufio"
-	"os"
+	_ "embed"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// abiTxt is embedded so that the test binary runs anywhere (the guest).
+//
+//go:embed testdata/abi.txt
+var abiTxt string
 
 // The Go mirror of every struct, ioctl number and constant of
 // uapi/linux/kwq.h against testdata/abi.txt, which abicheck/abicheck.c
@@ -66,14 +71,9 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_METRICS": FeatureMetrics, "KWQ_FEATURE_DONE_GET": FeatureDoneGet,
 	}
 
-	f, err := os.Open("testdata/abi.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	seen := map[string]int{}
 	fields := map[reflect.Type]int{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(strings.NewReader(abiTxt))
 	for sc.Scan() {
 		w := strings.Fields(sc.Text())
 		num := func(s string) uint64 {

@@ -23,6 +23,7 @@ const (
 // client-go TestSimpleQueue: an AddAfter key is not there before its
 // deadline, then is, once.
 func TestSimpleQueue(t *testing.T) {
+	t.Parallel()
 	q := newQueue(t)
 	const d = 2 * time.Second
 	start := time.Now()
@@ -47,6 +48,7 @@ func TestSimpleQueue(t *testing.T) {
 // client-go TestDeduping: one waiting entry per key, the earliest deadline
 // wins; kwq reports which.
 func TestDeduping(t *testing.T) {
+	t.Parallel()
 	q := newQueue(t)
 	start := time.Now()
 	expectAfter := func(key string, d time.Duration, replace bool, want AddResult) {
@@ -56,12 +58,12 @@ func TestDeduping(t *testing.T) {
 			t.Fatalf("AddAfter(%s, %v, %v) = %v, %v; want %v", key, d, replace, r, err, want)
 		}
 	}
-	expectAfter("foo", 5*time.Second, false, Waiting)
-	expectAfter("foo", 10*time.Second, false, WaitKept)
-	expectAfter("foo", time.Second, false, WaitMoved)
+	expectAfter("foo", 50*time.Second, false, Waiting)
+	expectAfter("foo", 100*time.Second, false, WaitKept)
 	if st := mustStats(t, q); st.Waiting != 1 {
 		t.Fatalf("waiting = %d, want 1", st.Waiting)
 	}
+	expectAfter("foo", time.Second, false, WaitMoved)
 	if k := getWithin(t, q); k != "foo" || time.Since(start) < time.Second {
 		t.Fatalf("got %q after %v", k, time.Since(start))
 	}
@@ -71,7 +73,7 @@ func TestDeduping(t *testing.T) {
 	}
 
 	// kwq extras: postpone with replace, cancel.
-	expectAfter("bar", time.Second, false, Waiting)
+	expectAfter("bar", 30*time.Second, false, Waiting)
 	expectAfter("bar", time.Hour, true, WaitMoved)
 	if ok, err := q.Cancel("bar"); err != nil || !ok {
 		t.Fatalf("Cancel(bar) = %v, %v", ok, err)
@@ -87,9 +89,11 @@ func TestDeduping(t *testing.T) {
 // client-go TestAddTwoFireEarly and TestCopyShifting: keys come out in
 // deadline order, whatever the order of the AddAfter calls.
 func TestFireOrder(t *testing.T) {
+	t.Parallel()
 	q := newQueue(t)
-	q.AddAfter("foo", 3*time.Second)
-	q.AddAfter("bar", 2*time.Second)
+	// 2 s apart: the order holds unless the calls are 2 s apart too.
+	q.AddAfter("foo", 5*time.Second)
+	q.AddAfter("bar", 3*time.Second)
 	q.AddAfter("baz", 1*time.Second)
 	for _, want := range []string{"baz", "bar", "foo"} {
 		if k := getWithin(t, q); k != want {
@@ -126,13 +130,14 @@ func TestAddOfWaitingKey(t *testing.T) {
 		}
 	})
 	t.Run("keep", func(t *testing.T) {
+		t.Parallel()
 		q := newQueue(t, WithPolicy(PolicyKeep))
 		start := time.Now()
-		q.AddAfter("k", time.Second)
+		q.AddAfter("k", 3*time.Second)
 		expectAdd(t, q, "k", Queued)
 		expectGet(t, q, "k")
 		q.Done("k")
-		if k := getWithin(t, q); k != "k" || time.Since(start) < time.Second {
+		if k := getWithin(t, q); k != "k" || time.Since(start) < 3*time.Second {
 			t.Fatalf("second run %q after %v", k, time.Since(start))
 		}
 		q.Done("k")
@@ -149,12 +154,13 @@ func TestAddOfWaitingKey(t *testing.T) {
 	})
 }
 
-// client-go TestRateLimitingQueue.
+// client-go TestRateLimitingQueue (a fake clock there; here delays of
+// an hour that never fire during the test).
 func TestRateLimitingQueue(t *testing.T) {
-	q := newQueue(t, WithRateLimiter(MaxOf(ExponentialLimiter(time.Millisecond, time.Second))))
+	q := newQueue(t, WithRateLimiter(MaxOf(ExponentialLimiter(time.Hour, 2*time.Hour))))
 	q.AddRateLimited("one")
-	if st := mustStats(t, q); st.Waiting != 1 {
-		t.Fatalf("waiting = %d after AddRateLimited, want 1", st.Waiting)
+	if st := mustStats(t, q); st.Waiting != 1 || st.Queued != 0 {
+		t.Fatalf("waiting %d queued %d after AddRateLimited, want 1 0", st.Waiting, st.Queued)
 	}
 	q.AddRateLimited("one")
 	if n := q.NumRequeues("one"); n != 2 {
@@ -177,24 +183,30 @@ func TestRateLimitingQueue(t *testing.T) {
 	if had, err := q.ForgetWithResult("two"); err != nil || had {
 		t.Fatalf("second ForgetWithResult(two) = %v, %v", had, err)
 	}
-	// Forget does not remove what waits: both keys still come.
-	got := map[string]bool{}
-	for len(got) < 2 {
-		k := getWithin(t, q)
-		got[k] = true
-		q.Done(k)
-	}
-	if !got["one"] || !got["two"] {
-		t.Fatalf("got %v", got)
+	// Forget does not remove what waits.
+	if st := mustStats(t, q); st.Waiting != 2 || st.Forgets != 2 || st.RateLimited != 3 {
+		t.Fatalf("waiting %d forgets %d rate_limited %d, want 2 2 3", st.Waiting, st.Forgets, st.RateLimited)
 	}
 	if n := q.NumRequeues("unknown"); n != 0 {
 		t.Fatalf("NumRequeues(unknown) = %d", n)
 	}
+	// A retry of a key that failed before comes (lower bound only).
+	r := newQueue(t, WithRateLimiter(MaxOf(ExponentialLimiter(10*time.Millisecond, time.Second))))
+	start := time.Now()
+	r.AddRateLimited("k")
+	if k := getWithin(t, r); k != "k" || time.Since(start) < 10*time.Millisecond {
+		t.Fatalf("got %q after %v", k, time.Since(start))
+	}
+	r.Done("k")
 }
+
+// The slow tests of real delays run in parallel (t.Parallel), each on its
+// own queue.
 
 // The backoff grows exponentially: the second retry waits at least twice
 // the base (lower bounds only).
 func TestBackoffGrows(t *testing.T) {
+	t.Parallel()
 	const base = 200 * time.Millisecond
 	q := newQueue(t, WithRateLimiter(MaxOf(ExponentialLimiter(base, time.Minute))))
 	for i, min := range []time.Duration{base, 2 * base, 4 * base} {

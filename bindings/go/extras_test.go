@@ -572,6 +572,7 @@ func TestDrain(t *testing.T) {
 // A worker that hangs: its key comes back after the processing timeout
 // and its late Done fails with ENOENT.
 func TestProcessingTimeout(t *testing.T) {
+	t.Parallel()
 	q := newQueue(t, WithProcessingTimeout(200*time.Millisecond))
 	q.Add("slow")
 	start := time.Now()
