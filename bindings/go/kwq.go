@@ -544,8 +544,10 @@ func (q *Queue) DoneGet(done string) (next string, res DoneResult, err error) {
 		return "", DoneNotRun, q.errf("done-get", done, err)
 	}
 	buf := s.out[:]
-	s.dg = iocDoneGet{DonePtr: ptr(s.in[:]), DoneLen: uint32(len(done)), KeyPtr: ptr(buf),
-		KeyCap: uint32(len(buf)), DeadlineNs: deadlineForever, Flags: q.getFlags()}
+	// DoneResult is output only: preset, so that a call failing before the
+	// kernel writes it reads as not run.
+	s.dg = iocDoneGet{DonePtr: ptr(s.in[:]), DoneLen: uint32(len(done)), DoneResult: doneNotRun,
+		KeyPtr: ptr(buf), KeyCap: uint32(len(buf)), DeadlineNs: deadlineForever, Flags: q.getFlags()}
 	if !q.acquire() {
 		return "", DoneNotRun, q.errf("done-get", done, ErrClosed)
 	}
