@@ -156,7 +156,12 @@ func (q *Queue) GetBatch(ctx context.Context, max int) ([]string, error) {
 		}
 		b.arg = iocBatch{EntriesPtr: uint64(uintptr(unsafe.Pointer(&b.entries[0]))),
 			Count: uint32(max), Flags: q.getFlags(), DeadlineNs: deadline}
-		err := q.call(iocGetBatchCmd, unsafe.Pointer(&b.arg))
+		var err error
+		if deadline == deadlineNowait {
+			err = q.call(iocGetBatchCmd, unsafe.Pointer(&b.arg))
+		} else {
+			err = q.callWait(iocGetBatchCmd, unsafe.Pointer(&b.arg))
+		}
 		if errors.Is(err, syscall.EAGAIN) {
 			if err = q.waitReadable(ctx, deadlineForever); err == nil {
 				continue

@@ -46,8 +46,8 @@ func TestAddResults(t *testing.T) {
 func TestGetContext(t *testing.T) {
 	q := newQueue(t)
 	// A deadline on an empty queue.
+	start := time.Now() // before the context's clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	start := time.Now()
 	_, err := q.GetContext(ctx)
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) < 100*time.Millisecond {

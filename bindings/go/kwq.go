@@ -168,15 +168,44 @@ func (q *Queue) errf(op, key string, e error) error {
 	return &Error{Op: op, Queue: q.name, Key: key, Err: e}
 }
 
+// ioctl is for calls that may sleep for long (a get with a deadline, a
+// drain): the runtime lets other goroutines run on the thread's P.
 func ioctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
 	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
 	return e
 }
 
-// call runs one ioctl on the handle's descriptor, retrying on EINTR (every
-// call that can wait takes an absolute deadline, so a retry never waits
-// longer).
+// rawIoctl is for the calls that do not wait (add, done, stats, a get
+// without waiting, ...): they take the queue's spinlock and return, so
+// the runtime's entry and exit bookkeeping of a blocking system call is
+// skipped. One of them can still sleep briefly to allocate a key record.
+func rawIoctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
+	_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+	return e
+}
+
+// call runs one non-waiting ioctl on the handle's descriptor.
 func (q *Queue) call(req uintptr, arg unsafe.Pointer) error {
+	if !q.acquire() {
+		return ErrClosed
+	}
+	defer q.release()
+	for {
+		e := rawIoctl(q.fd, req, arg)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+}
+
+// callWait runs one ioctl that may wait, retrying on EINTR (every call
+// that can wait takes an absolute deadline, so a retry never waits
+// longer).
+func (q *Queue) callWait(req uintptr, arg unsafe.Pointer) error {
 	if !q.acquire() {
 		return ErrClosed
 	}
@@ -341,7 +370,7 @@ func (q *Queue) Close() error {
 // (their calls then fail with EIDRM, Get reports shutdown). Only the
 // queue's owner (or CAP_SYS_ADMIN) may. The handle stays open: Close it.
 func (q *Queue) Destroy() error {
-	if err := q.call(iocDestroyCmd, nil); err != nil {
+	if err := q.callWait(iocDestroyCmd, nil); err != nil {
 		return q.errf("destroy", "", err)
 	}
 	return nil
@@ -475,10 +504,21 @@ func (q *Queue) get(deadline uint64) (string, error) {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	buf := s.out[:]
-	for {
-		s.get = iocGet{KeyPtr: ptr(buf), KeyCap: uint32(len(buf)), DeadlineNs: deadline,
+	for try := deadlineNowait; ; {
+		// A get that does not wait first: when a key is ready (a busy
+		// queue) it is the cheaper call.
+		s.get = iocGet{KeyPtr: ptr(buf), KeyCap: uint32(len(buf)), DeadlineNs: try,
 			Flags: q.getFlags()}
-		err := q.call(iocGetCmd, unsafe.Pointer(&s.get))
+		var err error
+		if try == deadlineNowait {
+			err = q.call(iocGetCmd, unsafe.Pointer(&s.get))
+		} else {
+			err = q.callWait(iocGetCmd, unsafe.Pointer(&s.get))
+		}
+		if err == syscall.EAGAIN && try != deadline {
+			try = deadline
+			continue
+		}
 		if err == syscall.EMSGSIZE && int(s.get.KeyLen) > len(buf) {
 			buf = make([]byte, s.get.KeyLen)
 			continue
@@ -548,12 +588,15 @@ func (q *Queue) DoneGet(done string) (next string, res DoneResult, err error) {
 	// kernel writes it reads as not run.
 	s.dg = iocDoneGet{DonePtr: ptr(s.in[:]), DoneLen: uint32(len(done)), DoneResult: doneNotRun,
 		KeyPtr: ptr(buf), KeyCap: uint32(len(buf)), DeadlineNs: deadlineForever, Flags: q.getFlags()}
+	// The get part does not wait: if no key is ready, the done is carried
+	// out and a waiting get follows.
+	s.dg.DeadlineNs = deadlineNowait
 	if !q.acquire() {
 		return "", DoneNotRun, q.errf("done-get", done, ErrClosed)
 	}
-	e := ioctl(q.fd, iocDoneGetCmd, unsafe.Pointer(&s.dg))
+	e := rawIoctl(q.fd, iocDoneGetCmd, unsafe.Pointer(&s.dg))
 	for e == syscall.EINTR && s.dg.DoneResult == doneNotRun {
-		e = ioctl(q.fd, iocDoneGetCmd, unsafe.Pointer(&s.dg))
+		e = rawIoctl(q.fd, iocDoneGetCmd, unsafe.Pointer(&s.dg))
 	}
 	q.release()
 	res = DoneResult(s.dg.DoneResult)
@@ -622,7 +665,7 @@ func (q *Queue) Drain(ctx context.Context, flushWaiting bool) error {
 	if flushWaiting {
 		a.Flags = drainFlushWaiting
 	}
-	if err := q.call(iocDrainCmd, unsafe.Pointer(a)); err != nil {
+	if err := q.callWait(iocDrainCmd, unsafe.Pointer(a)); err != nil {
 		return q.errf("drain", "", err)
 	}
 	return nil

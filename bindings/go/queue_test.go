@@ -207,6 +207,34 @@ func TestQueueDrainageUsingShutDownWithDrain(t *testing.T) {
 	}
 }
 
+// kwq: the drain also waits for keys still queued (client-go returns
+// once nothing is processing, kubernetes PR #141079).
+func TestDrainWaitsForQueuedKeys(t *testing.T) {
+	q := newQueue(t)
+	q.Add("a")
+	q.Add("b")
+	expectGet(t, q, "a")
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		q.ShutDownWithDrain()
+	}()
+	waitDraining(t, q)
+	q.Done("a")
+	select {
+	case <-finished:
+		t.Fatal("ShutDownWithDrain returned with b still queued")
+	default:
+	}
+	expectGet(t, q, "b")
+	q.Done("b")
+	select {
+	case <-finished:
+	case <-time.After(patience):
+		t.Fatal("ShutDownWithDrain did not return")
+	}
+}
+
 // client-go TestNoQueueDrainageUsingShutDown: ShutDown does not wait.
 func TestNoQueueDrainageUsingShutDown(t *testing.T) {
 	q := newQueue(t)
