@@ -146,7 +146,9 @@ func (q *Queue) GetBatch(ctx context.Context, max int) ([]string, error) {
 	b := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(b)
 	b.grow(max, max*KeyMax)
-	deadline := deadlineNowait
+	// Without a Done channel the kernel waits (after a first try that
+	// does not); with one, the wait is a poll that cancellation can end.
+	deadline, try := deadlineNowait, deadlineNowait
 	if ctx.Done() == nil {
 		deadline = deadlineForever
 	}
@@ -155,12 +157,16 @@ func (q *Queue) GetBatch(ctx context.Context, max int) ([]string, error) {
 			b.entries[i] = batchEntry{KeyPtr: ptr(b.keys[i*KeyMax:]), KeyLen: KeyMax}
 		}
 		b.arg = iocBatch{EntriesPtr: uint64(uintptr(unsafe.Pointer(&b.entries[0]))),
-			Count: uint32(max), Flags: q.getFlags(), DeadlineNs: deadline}
+			Count: uint32(max), Flags: q.getFlags(), DeadlineNs: try}
 		var err error
-		if deadline == deadlineNowait {
+		if try == deadlineNowait {
 			err = q.call(iocGetBatchCmd, unsafe.Pointer(&b.arg))
 		} else {
 			err = q.callWait(iocGetBatchCmd, unsafe.Pointer(&b.arg))
+		}
+		if err == syscall.EAGAIN && try != deadline {
+			try = deadline
+			continue
 		}
 		if errors.Is(err, syscall.EAGAIN) {
 			if err = q.waitReadable(ctx, deadlineForever); err == nil {
