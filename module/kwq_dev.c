@@ -8,9 +8,10 @@
  * producers and consumers in separate processes meet by name.
  *
  * Access: the file's open mode selects the rights, checked against the
- * queue's owner and mode like SysV IPC: read to consume (get, done),
- * write to produce and to shut down. Destroy needs the owner or
- * CAP_SYS_ADMIN.
+ * queue's owner and mode like SysV IPC when it attaches: read to consume
+ * (get, done), write to produce and to shut down. Destroy needs the owner
+ * or CAP_SYS_ADMIN. Every command's needs are one line of kwq_cmds[],
+ * checked in one place, kwq_cmd_allowed().
  *
  * Leases: keys a file takes are leased to it (struct kwq_lease); closing
  * the file, however the process ended, puts them back at the head of the
@@ -23,6 +24,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -67,21 +69,13 @@ static int kwq_name_from(const u8 *raw, char *name)
 	return kwq_name_valid(name) ? 0 : -EINVAL;
 }
 
-/**
- * kwq_deadline_from() - the deadline of a call from user space
- * @deadline_ns: the call's absolute CLOCK_MONOTONIC deadline, or
- *	KWQ_DEADLINE_NOWAIT.
- * @file: the /dev/kwq file (O_NONBLOCK never waits).
- *
- * Return: a deadline for kwq_get() or kwq_shutdown_drain().
- */
-ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
+/* Pass a wake-up of the queue's consumers on to the file's early pollers. */
+static int kwq_forward_wake(struct wait_queue_entry *wq, unsigned int mode, int sync, void *key)
 {
-	if (deadline_ns == KWQ_DEADLINE_NOWAIT || (file->f_flags & O_NONBLOCK))
-		return KWQ_NOWAIT;
-	if (deadline_ns >= (u64)KTIME_MAX)
-		return KWQ_FOREVER;
-	return ns_to_ktime(deadline_ns);
+	struct kwq_file *kf = container_of(wq, struct kwq_file, forward);
+
+	wake_up_poll(&kf->attach_wait, key_to_poll(key));
+	return 0;
 }
 
 static int kwq_attach(struct kwq_file *kf, struct kwq *q)
@@ -91,6 +85,18 @@ static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 	kwq_lease_begin(q, &kf->lease);
 	/* Publish @q and the lease to lockless kwq_file_queue() readers. */
 	smp_store_release(&kf->q, q);
+	/*
+	 * Pairs with the barrier in kwq_poll(): either an early poller sees
+	 * @q and joins its wait queue itself, or we see it waiting here.
+	 */
+	smp_mb();
+	/* waitqueue_active() is safe after that barrier, see kwq_poll(). */
+	if (waitqueue_active(&kf->attach_wait)) {
+		init_waitqueue_func_entry(&kf->forward, kwq_forward_wake);
+		add_wait_queue(&q->get_wait, &kf->forward);
+		kf->forwarding = true;
+		wake_up_poll(&kf->attach_wait, EPOLLIN | EPOLLRDNORM);
+	}
 	return 0;
 }
 
@@ -108,7 +114,7 @@ static long kwq_ioc_version(void __user *uarg)
 	v.name_max = KWQ_NAME_MAX;
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
-		     KWQ_FEATURE_DONE_GET;
+		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -193,21 +199,6 @@ unlock:
 	return ret;
 }
 
-/**
- * kwq_key_from() - copy in a key from user memory
- * @key: a buffer with room for @len bytes (a key buffer, or a batch chunk).
- * @ptr: the user address of the key.
- * @len: its length.
- *
- * Return: 0, -EINVAL for a length out of 1..KWQ_KEY_MAX, -EFAULT.
- */
-int kwq_key_from(u8 *key, u64 ptr, u32 len)
-{
-	if (len < 1 || len > KWQ_KEY_MAX)
-		return -EINVAL;
-	return kwq_key_copy_in(key, u64_to_user_ptr(ptr), len);
-}
-
 enum kwq_key_cmd {
 	KWQ_KEY_ADD, KWQ_KEY_DONE, KWQ_KEY_CANCEL,
 	KWQ_KEY_ADD_RATE_LIMITED, KWQ_KEY_FORGET, KWQ_KEY_NUM_REQUEUES,
@@ -225,7 +216,8 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	if (copy_from_user(&k, uarg, sizeof(k)))
 		return -EFAULT;
 	if (k.pad || !kwq_is_zero(k.reserved, sizeof(k.reserved)) ||
-	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)))
+	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)) ||
+	    (k.ticket && cmd != KWQ_KEY_DONE))
 		return -EINVAL;
 	ret = kwq_key_from(key, k.key_ptr, k.key_len);
 	if (ret)
@@ -238,7 +230,7 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 		ret = kwq_add_policy(q, key, k.key_len, k.flags);
 		break;
 	case KWQ_KEY_DONE:
-		ret = kwq_done_leased(q, key, k.key_len, &kf->lease);
+		ret = kwq_done_leased(q, key, k.key_len, &kf->lease, k.ticket);
 		break;
 	case KWQ_KEY_CANCEL:
 		ret = kwq_cancel(q, key, k.key_len);
@@ -283,45 +275,74 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
-/* The done of KWQ_IOC_DONE_GET: its key, and where its result goes. */
+/* The done of KWQ_IOC_DONE_GET: its key and ticket, and where its result goes. */
 struct kwq_done_req {
 	const u8 *key;
 	u32 len;
+	u64 ticket;
 	u32 __user *uresult;
 };
 
 /*
- * Take one key into a user buffer, after ending @done's key if @done is
- * not NULL. The key is leased to @kf unless @unleased; if a copy out
- * fails it goes back to the head of the queue.
+ * Whether a get can deliver: rewrite, unchanged, the first and last byte
+ * of the key buffer and the two report fields, so that a get into memory
+ * it cannot write fails before it takes a key, and changes nothing.
+ */
+static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
+{
+	u8 __user *p = u64_to_user_ptr(ptr);
+	u32 len;
+	u64 t;
+	u8 b;
+
+	if (get_user(len, ulen) || put_user(len, ulen) ||
+	    get_user(t, uticket) || put_user(t, uticket))
+		return -EFAULT;
+	if (cap && (get_user(b, p) || put_user(b, p) ||
+		    get_user(b, p + cap - 1) || put_user(b, p + cap - 1)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Take one key into a user buffer (its ticket into *@uticket), after
+ * ending @done's key if @done is not NULL. The key is leased to @kf
+ * unless @unleased. Memory that cannot be written fails the call before
+ * anything happens; if it stops being writable during the call, the key
+ * goes back to the head of the queue (kwq_undeliverable()).
  */
 static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ulen,
-			   ktime_t deadline, bool unleased, const struct kwq_done_req *done)
+			   u64 __user *uticket, ktime_t deadline, bool unleased,
+			   const struct kwq_done_req *done)
 {
 	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret, done_result = -1;
+	struct kwq_handout h;
 	u32 len = 0;
 
 	cap = min_t(u32, cap, KWQ_KEY_MAX);
+	if (kwq_probe_out(ptr, cap, ulen, uticket))
+		return -EFAULT;
 	if (done)
-		ret = kwq_done_get_leased(kf->q, done->key, done->len, &done_result, key, cap,
-					  &len, deadline, &kf->lease, lease);
+		ret = kwq_done_get_leased(kf->q, done->key, done->len, done->ticket, &done_result,
+					  key, cap, &len, deadline, &kf->lease, lease, &h);
 	else
-		ret = kwq_get_leased(kf->q, key, cap, &len, deadline, lease);
+		ret = kwq_get_leased(kf->q, key, cap, &len, deadline, lease, &h);
 	if (done && done_result >= 0 && put_user((u32)done_result, done->uresult))
 		goto fault;
 	if (ret == -EMSGSIZE)
 		return put_user(len, ulen) ? -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
-	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen))
+	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen) ||
+	    put_user(h.ticket, uticket))
 		goto fault;
 	return 0;
 fault:
 	/* Never lose the key. */
 	if (!ret)
-		kwq_requeue_leased(kf->q, key, len, lease);
+		kwq_undeliverable(kf->q, key, len, &h);
 	return -EFAULT;
 }
 
@@ -335,7 +356,7 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uar
 	if ((g.flags & ~KWQ_GET_UNLEASED) || g.pad ||
 	    !kwq_is_zero(g.reserved, sizeof(g.reserved)))
 		return -EINVAL;
-	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len,
+	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len, &uget->ticket,
 			       kwq_deadline_from(g.deadline_ns, file),
 			       g.flags & KWQ_GET_UNLEASED, NULL);
 }
@@ -357,14 +378,14 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, void __user
 	/* Fault on the report now, while nothing has changed. */
 	if (put_user(KWQ_DONE_NOT_RUN, &ud->done_result))
 		return -EFAULT;
-	if ((d.flags & ~KWQ_GET_UNLEASED) || d.pad ||
-	    !kwq_is_zero(d.reserved, sizeof(d.reserved)))
+	if ((d.flags & ~KWQ_GET_UNLEASED) || d.pad)
 		return -EINVAL;
 	ret = kwq_key_from(dkey, d.done_ptr, d.done_len);
 	if (ret)
 		return ret;
 	done.len = d.done_len;
-	ret = kwq_get_to_user(kf, d.key_ptr, d.key_cap, &ud->key_len,
+	done.ticket = d.done_ticket;
+	ret = kwq_get_to_user(kf, d.key_ptr, d.key_cap, &ud->key_len, &ud->ticket,
 			      kwq_deadline_from(d.deadline_ns, file),
 			      d.flags & KWQ_GET_UNLEASED, &done);
 	/* Restarting the call would end the key a second time. */
@@ -424,102 +445,168 @@ static long kwq_ioc_stats(struct kwq *q, void __user *uarg)
 	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
 }
 
-/* Commands that need a queue attached to the file. */
-static bool kwq_queue_cmd(unsigned int cmd)
-{
-	switch (cmd) {
-	case KWQ_IOC_DESTROY:
-	case KWQ_IOC_ADD:
-	case KWQ_IOC_GET:
-	case KWQ_IOC_DONE:
-	case KWQ_IOC_ADD_AFTER:
-	case KWQ_IOC_CANCEL:
-	case KWQ_IOC_ADD_BATCH:
-	case KWQ_IOC_GET_BATCH:
-	case KWQ_IOC_DONE_BATCH:
-	case KWQ_IOC_DONE_GET:
-	case KWQ_IOC_ADD_RATE_LIMITED:
-	case KWQ_IOC_FORGET:
-	case KWQ_IOC_NUM_REQUEUES:
-	case KWQ_IOC_SHUTDOWN:
-	case KWQ_IOC_DRAIN:
-	case KWQ_IOC_STATS:
-		return true;
-	}
-	return false;
-}
-
-static long kwq_queue_ioctl(struct file *file, struct kwq_file *kf, unsigned int cmd,
+static long kwq_run_version(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			    void __user *uarg)
 {
-	struct kwq *q = kf->q;
-	bool may_read = file->f_mode & FMODE_READ;
-	bool may_write = file->f_mode & FMODE_WRITE;
+	return kwq_ioc_version(uarg);
+}
 
-	switch (cmd) {
-	case KWQ_IOC_DESTROY:
-		if (!kwq_is_owner(q))
-			return -EPERM;
-		kwq_kill(q);
+static long kwq_run_create(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			   void __user *uarg)
+{
+	return kwq_ioc_create(kf, uarg);
+}
+
+static long kwq_run_open(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
+{
+	return kwq_ioc_open(file, kf, uarg);
+}
+
+static long kwq_run_list(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
+{
+	return kwq_ioc_list(uarg);
+}
+
+static long kwq_run_destroy(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			    void __user *uarg)
+{
+	kwq_kill(kf->q);
+	return 0;
+}
+
+static long kwq_run_key(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			void __user *uarg)
+{
+	static const enum kwq_key_cmd ops[] = {
+		[_IOC_NR(KWQ_IOC_ADD)] = KWQ_KEY_ADD,
+		[_IOC_NR(KWQ_IOC_DONE)] = KWQ_KEY_DONE,
+		[_IOC_NR(KWQ_IOC_CANCEL)] = KWQ_KEY_CANCEL,
+		[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = KWQ_KEY_ADD_RATE_LIMITED,
+		[_IOC_NR(KWQ_IOC_FORGET)] = KWQ_KEY_FORGET,
+		[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = KWQ_KEY_NUM_REQUEUES,
+	};
+
+	return kwq_ioc_key_op(kf, uarg, ops[_IOC_NR(cmd)]);
+}
+
+static long kwq_run_add_after(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			      void __user *uarg)
+{
+	return kwq_ioc_add_after(kf->q, uarg);
+}
+
+static long kwq_run_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			void __user *uarg)
+{
+	return kwq_ioc_get(file, kf, uarg);
+}
+
+static long kwq_run_done_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			     void __user *uarg)
+{
+	return kwq_ioc_done_get(file, kf, uarg);
+}
+
+static long kwq_run_shutdown(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			     void __user *uarg)
+{
+	kwq_shutdown(kf->q);
+	return 0;
+}
+
+static long kwq_run_drain(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
+{
+	return kwq_ioc_drain(file, kf->q, uarg);
+}
+
+static long kwq_run_stats(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
+{
+	return kwq_ioc_stats(kf->q, uarg);
+}
+
+/* What a command needs before it runs (kwq_cmd.need). */
+#define KWQ_NEED_QUEUE	BIT(0)	/* the file is attached to a queue, else -EBADFD */
+#define KWQ_NEED_READ	BIT(1)	/* the file was opened for reading, else -EBADF */
+#define KWQ_NEED_WRITE	BIT(2)	/* the file was opened for writing, else -EBADF */
+#define KWQ_NEED_OWNER	BIT(3)	/* the queue's owner or CAP_SYS_ADMIN, else -EPERM */
+
+/**
+ * struct kwq_cmd - one ioctl of /dev/kwq: the access matrix and the handler
+ * @cmd: the full command number; another size or direction is -ENOTTY.
+ * @need: KWQ_NEED_* rights, checked in kwq_ioctl() and nowhere else.
+ * @run: the handler; kwq_file.q is set when @need has KWQ_NEED_QUEUE.
+ */
+struct kwq_cmd {
+	unsigned int cmd;
+	unsigned int need;
+	long (*run)(struct file *file, struct kwq_file *kf, unsigned int cmd, void __user *uarg);
+};
+
+#define KWQ_Q	KWQ_NEED_QUEUE
+#define KWQ_QR	(KWQ_NEED_QUEUE | KWQ_NEED_READ)
+#define KWQ_QW	(KWQ_NEED_QUEUE | KWQ_NEED_WRITE)
+
+static const struct kwq_cmd kwq_cmds[] = {
+	[_IOC_NR(KWQ_IOC_VERSION)] = { KWQ_IOC_VERSION, 0, kwq_run_version },
+	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, 0, kwq_run_create },
+	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, 0, kwq_run_open },
+	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, 0, kwq_run_list },
+	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, KWQ_Q | KWQ_NEED_OWNER, kwq_run_destroy },
+	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_ADD_AFTER)] = { KWQ_IOC_ADD_AFTER, KWQ_QW, kwq_run_add_after },
+	[_IOC_NR(KWQ_IOC_CANCEL)] = { KWQ_IOC_CANCEL, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = { KWQ_IOC_ADD_RATE_LIMITED, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_ADD_BATCH)] = { KWQ_IOC_ADD_BATCH, KWQ_QW, kwq_ioc_batch },
+	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, KWQ_QR, kwq_run_get },
+	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, KWQ_QR, kwq_run_done_get },
+	[_IOC_NR(KWQ_IOC_GET_BATCH)] = { KWQ_IOC_GET_BATCH, KWQ_QR, kwq_ioc_batch },
+	[_IOC_NR(KWQ_IOC_DONE_BATCH)] = { KWQ_IOC_DONE_BATCH, KWQ_QR, kwq_ioc_batch },
+	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, KWQ_QR, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = { KWQ_IOC_NUM_REQUEUES, KWQ_Q, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = { KWQ_IOC_SHUTDOWN, KWQ_QW, kwq_run_shutdown },
+	[_IOC_NR(KWQ_IOC_DRAIN)] = { KWQ_IOC_DRAIN, KWQ_QW, kwq_run_drain },
+	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, KWQ_Q, kwq_run_stats },
+};
+
+/* The one place that decides whether the caller may run @c on @file. */
+static long kwq_cmd_allowed(const struct kwq_cmd *c, struct file *file, struct kwq_file *kf)
+{
+	struct kwq *q;
+
+	if (!(c->need & KWQ_NEED_QUEUE))
 		return 0;
-	case KWQ_IOC_ADD:
-		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD) : -EBADF;
-	case KWQ_IOC_ADD_AFTER:
-		return may_write ? kwq_ioc_add_after(q, uarg) : -EBADF;
-	case KWQ_IOC_CANCEL:
-		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_CANCEL) : -EBADF;
-	case KWQ_IOC_ADD_BATCH:
-		return may_write ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
-	case KWQ_IOC_ADD_RATE_LIMITED:
-		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD_RATE_LIMITED) : -EBADF;
-	case KWQ_IOC_FORGET:
-		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_FORGET) : -EBADF;
-	case KWQ_IOC_NUM_REQUEUES:
-		return kwq_ioc_key_op(kf, uarg, KWQ_KEY_NUM_REQUEUES);
-	case KWQ_IOC_GET:
-		return may_read ? kwq_ioc_get(file, kf, uarg) : -EBADF;
-	case KWQ_IOC_GET_BATCH:
-	case KWQ_IOC_DONE_BATCH:
-		return may_read ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
-	case KWQ_IOC_DONE:
-		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_DONE) : -EBADF;
-	case KWQ_IOC_DONE_GET:
-		return may_read ? kwq_ioc_done_get(file, kf, uarg) : -EBADF;
-	case KWQ_IOC_SHUTDOWN:
-		if (!may_write)
-			return -EBADF;
-		kwq_shutdown(q);
-		return 0;
-	case KWQ_IOC_DRAIN:
-		return may_write ? kwq_ioc_drain(file, q, uarg) : -EBADF;
-	case KWQ_IOC_STATS:
-		return kwq_ioc_stats(q, uarg);
-	}
-	return -ENOTTY;
+	q = kwq_file_queue(kf);
+	if (!q)
+		return -EBADFD;
+	if ((c->need & KWQ_NEED_OWNER) && !kwq_is_owner(q))
+		return -EPERM;
+	if ((c->need & KWQ_NEED_READ) && !(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if ((c->need & KWQ_NEED_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	return 0;
 }
 
 static long kwq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct kwq_file *kf = file->private_data;
-	void __user *uarg = (void __user *)arg;
-	struct kwq *q;
+	const struct kwq_cmd *c;
+	long ret;
 
-	switch (cmd) {
-	case KWQ_IOC_VERSION:
-		return kwq_ioc_version(uarg);
-	case KWQ_IOC_CREATE:
-		return kwq_ioc_create(kf, uarg);
-	case KWQ_IOC_OPEN:
-		return kwq_ioc_open(file, kf, uarg);
-	case KWQ_IOC_LIST:
-		return kwq_ioc_list(uarg);
-	}
-	if (!kwq_queue_cmd(cmd))
+	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC || _IOC_NR(cmd) >= ARRAY_SIZE(kwq_cmds))
 		return -ENOTTY;
-	q = kwq_file_queue(kf);
-	if (!q)
-		return -EBADFD;
-	return kwq_queue_ioctl(file, kf, cmd, uarg);
+	c = &kwq_cmds[array_index_nospec(_IOC_NR(cmd), ARRAY_SIZE(kwq_cmds))];
+	if (!c->run || c->cmd != cmd)
+		return -ENOTTY;
+	ret = kwq_cmd_allowed(c, file, kf);
+	if (ret)
+		return ret;
+	return c->run(file, kf, cmd, (void __user *)arg);
 }
 
 static __poll_t kwq_poll(struct file *file, poll_table *wait)
@@ -527,8 +614,15 @@ static __poll_t kwq_poll(struct file *file, poll_table *wait)
 	struct kwq_file *kf = file->private_data;
 	struct kwq *q = kwq_file_queue(kf);
 
-	if (!q)
-		return EPOLLERR;
+	if (!q) {
+		/* Join a wait queue even now: the attach wakes it (kwq_attach()). */
+		poll_wait(file, &kf->attach_wait, wait);
+		/* Pairs with the one in kwq_attach() (waitqueue_active()). */
+		smp_mb();
+		q = kwq_file_queue(kf);
+		if (!q)
+			return EPOLLERR;
+	}
 	poll_wait(file, &q->get_wait, wait);
 	/* Pairs with wq_has_sleeper() in the core's wake-up of consumers. */
 	smp_mb();
@@ -542,6 +636,7 @@ static int kwq_open(struct inode *inode, struct file *file)
 	if (!kf)
 		return -ENOMEM;
 	mutex_init(&kf->attach_lock);
+	init_waitqueue_head(&kf->attach_wait);
 	file->private_data = kf;
 	return stream_open(inode, file);
 }
@@ -551,6 +646,8 @@ static int kwq_release(struct inode *inode, struct file *file)
 	struct kwq_file *kf = file->private_data;
 
 	if (kf->q) {
+		if (kf->forwarding)
+			remove_wait_queue(&kf->q->get_wait, &kf->forward);
 		kwq_lease_end(kf->q, &kf->lease);
 		kwq_put(kf->q);
 	}
