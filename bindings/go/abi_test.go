@@ -69,6 +69,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_DELAY": FeatureDelay, "KWQ_FEATURE_LEASE": FeatureLease,
 		"KWQ_FEATURE_BATCH": FeatureBatch, "KWQ_FEATURE_RATELIMIT": FeatureRatelimit,
 		"KWQ_FEATURE_METRICS": FeatureMetrics, "KWQ_FEATURE_DONE_GET": FeatureDoneGet,
+		"KWQ_FEATURE_TICKET": FeatureTicket,
 	}
 
 	seen := map[string]int{}

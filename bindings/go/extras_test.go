@@ -373,7 +373,7 @@ func TestCreateOpen(t *testing.T) {
 	expectGet(t, o, "shared")
 	// Leased to o: q cannot end it.
 	_, err = q.DoneWithResult("shared")
-	expectErrno(t, "Done of a key leased to another handle", err, syscall.EPERM)
+	expectErrno(t, "Done of a key leased to another handle", err, syscall.ENOENT)
 	o.Done("shared")
 
 	name := queueName(t)

@@ -23,8 +23,9 @@
 //     queues a duplicate, kubernetes#79934).
 //   - ShutDownWithDrain waits until nothing is queued or processing, not
 //     only until nothing is processing (kubernetes PR #141079).
-//   - After ShutDown, Get waits for keys re-added while being processed
-//     (they are queued again by their Done) before it reports shutdown.
+//   - After ShutDown, Get waits while any key is being processed (a key
+//     re-added meanwhile is queued again by its Done, a key whose worker
+//     dies or overstays comes back) before it reports shutdown.
 //   - An Add of a key that waits for an AddAfter deadline queues it and
 //     drops the waiting entry (PolicyPromote), so it runs once; client-go
 //     runs it twice (WithPolicy(PolicyKeep) restores that).
@@ -486,7 +487,7 @@ func (q *Queue) Done(key string) { q.DoneWithResult(key) }
 
 // DoneWithResult is Done with its outcome, Finished or Requeued. It fails
 // with ENOENT for a key that is not being processed (or whose processing
-// timeout expired) and EPERM for a key leased to another handle.
+// timeout expired, or that is leased to another handle).
 func (q *Queue) DoneWithResult(key string) (DoneResult, error) {
 	r, err := q.keyCall("done", iocDoneCmd, key, 0)
 	return DoneResult(r), err
@@ -634,7 +635,7 @@ func (q *Queue) Len() int {
 
 // ShutDown makes the queue refuse further adds and wakes every getter
 // (client-go's ShutDown). Getters still receive the keys already queued,
-// then report shutdown. It acts on the kernel queue, for every process
+// and wait while any key is being processed, then report shutdown. It acts on the kernel queue, for every process
 // that shares it.
 func (q *Queue) ShutDown() { q.ShutDownWithError() }
 

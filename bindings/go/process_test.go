@@ -146,7 +146,7 @@ func TestKilledWorkerKeyComesBack(t *testing.T) {
 	}
 	// Not ours to end.
 	_, err = q.DoneWithResult("ns/held")
-	expectErrno(t, "Done of the worker's key", err, syscall.EPERM)
+	expectErrno(t, "Done of the worker's key", err, syscall.ENOENT)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	eventually(t, "the key to come back", func() bool { return mustStats(t, q).LeaseRequeues == 1 })

@@ -56,6 +56,7 @@ const (
 	FeatureRatelimit = 1 << 4
 	FeatureMetrics   = 1 << 5
 	FeatureDoneGet   = 1 << 6
+	FeatureTicket    = 1 << 7
 )
 
 type limiter struct {
@@ -113,7 +114,8 @@ type iocKey struct {
 	Flags    uint32
 	Result   uint32
 	Pad      uint32
-	Reserved [2]uint64
+	Ticket   uint64
+	Reserved [1]uint64
 }
 
 type iocAddAfter struct {
@@ -133,7 +135,8 @@ type iocGet struct {
 	DeadlineNs uint64
 	Flags      uint32
 	Pad        uint32
-	Reserved   [2]uint64
+	Ticket     uint64
+	Reserved   [1]uint64
 }
 
 type iocDoneGet struct {
@@ -146,7 +149,8 @@ type iocDoneGet struct {
 	DeadlineNs uint64
 	Flags      uint32
 	Pad        uint32
-	Reserved   [2]uint64
+	DoneTicket uint64
+	Ticket     uint64
 }
 
 type batchEntry struct {

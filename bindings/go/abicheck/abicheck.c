@@ -40,7 +40,8 @@ int main(void)
 	F(kwq_ioc_open, reserved);
 	S(kwq_ioc_key);
 	F(kwq_ioc_key, key_ptr); F(kwq_ioc_key, key_len); F(kwq_ioc_key, flags);
-	F(kwq_ioc_key, result); F(kwq_ioc_key, pad); F(kwq_ioc_key, reserved);
+	F(kwq_ioc_key, result); F(kwq_ioc_key, pad); F(kwq_ioc_key, ticket);
+	F(kwq_ioc_key, reserved);
 	S(kwq_ioc_add_after);
 	F(kwq_ioc_add_after, key_ptr); F(kwq_ioc_add_after, key_len);
 	F(kwq_ioc_add_after, flags); F(kwq_ioc_add_after, delay_ns);
@@ -49,13 +50,14 @@ int main(void)
 	S(kwq_ioc_get);
 	F(kwq_ioc_get, key_ptr); F(kwq_ioc_get, key_cap); F(kwq_ioc_get, key_len);
 	F(kwq_ioc_get, deadline_ns); F(kwq_ioc_get, flags); F(kwq_ioc_get, pad);
-	F(kwq_ioc_get, reserved);
+	F(kwq_ioc_get, ticket); F(kwq_ioc_get, reserved);
 	S(kwq_ioc_done_get);
 	F(kwq_ioc_done_get, done_ptr); F(kwq_ioc_done_get, done_len);
 	F(kwq_ioc_done_get, done_result); F(kwq_ioc_done_get, key_ptr);
 	F(kwq_ioc_done_get, key_cap); F(kwq_ioc_done_get, key_len);
 	F(kwq_ioc_done_get, deadline_ns); F(kwq_ioc_done_get, flags);
-	F(kwq_ioc_done_get, pad); F(kwq_ioc_done_get, reserved);
+	F(kwq_ioc_done_get, pad); F(kwq_ioc_done_get, done_ticket);
+	F(kwq_ioc_done_get, ticket);
 	S(kwq_batch_entry);
 	F(kwq_batch_entry, key_ptr); F(kwq_batch_entry, key_len); F(kwq_batch_entry, result);
 	S(kwq_ioc_batch);
@@ -102,5 +104,6 @@ int main(void)
 	C(KWQ_POLICY_DEFAULT); C(KWQ_POLICY_KEEP); C(KWQ_POLICY_PROMOTE); C(KWQ_POLICY_STRICT);
 	C(KWQ_FEATURE_CORE); C(KWQ_FEATURE_DELAY); C(KWQ_FEATURE_LEASE); C(KWQ_FEATURE_BATCH);
 	C(KWQ_FEATURE_RATELIMIT); C(KWQ_FEATURE_METRICS); C(KWQ_FEATURE_DONE_GET);
+	C(KWQ_FEATURE_TICKET);
 	return 0;
 }
