@@ -1,0 +1,3 @@
+module kwq.dev/kwq
+
+go 1.19
