@@ -247,6 +247,9 @@ EXPORT_SYMBOL_GPL(kwq_add_atomic);
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags)
 {
 	might_sleep();
+	/* KWQ_ADD_RATE_LIMITED is kwq_add_rate_limited()'s, not a caller's. */
+	if (flags & KWQ_ADD_RATE_LIMITED)
+		return -EINVAL;
 	return kwq_add_common(q, key, len, delay_ns, flags, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
