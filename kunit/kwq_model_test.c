@@ -1139,7 +1139,9 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		want = wdr < 0 ? wdr : m_get(r, op->arg, &wlen);
 		memset(r->buf, 0xa5, sizeof(r->buf));
 		got = kwq_done_get(r->q, key, len, &dr, r->buf, op->arg, &glen, KWQ_NOWAIT);
-		mexpect(r, "done_get: done result", wdr < 0 ? -1 : wdr, dr);
+		if ((wdr < 0 ? -1 : wdr) != dr)
+			mfail(r, "done_get: done_result: model %d, queue %d (-1: KWQ_DONE_NOT_RUN)",
+			      wdr < 0 ? -1 : wdr, dr);
 		if (want == got && (got == 0 || got == -EMSGSIZE))
 			mexpect(r, "done_get: length", wlen, glen);
 		if (want == 0 && got == 0 && memcmp(r->buf, mkey_bytes[head], wlen))
