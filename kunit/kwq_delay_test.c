@@ -341,6 +341,20 @@ static void kwq_delay_test_clamp(struct kunit *test)
 }
 
 /* A key not done within the processing timeout goes back (c-r#798). */
+static u64 expect_get_ticket(struct kunit *test, struct kwq *q, const char *want)
+{
+	char buf[32];
+	u32 len = 0;
+	u64 ticket = 0;
+	int ret = kwq_get_ticket(q, buf, sizeof(buf) - 1, &len, &ticket, KWQ_NOWAIT);
+
+	buf[ret ? 0 : len] = '\0';
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+	KUNIT_EXPECT_NE(test, ticket, 0);
+	return ticket;
+}
+
 static void kwq_delay_test_processing_timeout(struct kunit *test)
 {
 	struct kwq_attr attr = { .processing_timeout_ns = MS(100) };
@@ -348,28 +362,39 @@ static void kwq_delay_test_processing_timeout(struct kunit *test)
 	struct kwq *q = fc->q;
 	ktime_t start_a = fc->now;
 	struct kwq_stats st;
+	u64 ta, tb, ta2;
 
 	add(q, "a");
 	add(q, "b");
-	expect_get(test, q, "a");
+	ta = expect_get_ticket(test, q, "a");
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(start_a, MS(100)));
 	step(fc, MS(50));
-	expect_get(test, q, "b");
+	tb = expect_get_ticket(test, q, "b");
 	step(fc, MS(49));
 	expect_empty(test, q);
 	step(fc, MS(1));
 	/* a overstayed: back at the head; b has 50 ms left. */
-	KUNIT_EXPECT_EQ(test, kwq_done(q, "a", 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kwq_done_ticket(q, "a", 1, ta), -ENOENT);
+	/* Without a ticket a kernel caller cannot end a hand-out here. */
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "b", 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_requeue(q, "b", 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(50)));
 	kwq_stats(q, &st);
 	KUNIT_EXPECT_EQ(test, st.processing_expiries, 1);
 	KUNIT_EXPECT_EQ(test, st.queued, 1);
 	KUNIT_EXPECT_EQ(test, st.processing, 1);
-	expect_get(test, q, "a");
-	KUNIT_EXPECT_EQ(test, kwq_done(q, "b", 1), KWQ_DONE_FINISHED);
+	ta2 = expect_get_ticket(test, q, "a");
+	KUNIT_EXPECT_GT(test, ta2, tb);
+	/* The first worker's late done cannot end the second's hand-out. */
+	KUNIT_EXPECT_EQ(test, kwq_done_ticket(q, "a", 1, ta), -ENOENT);
+	KUNIT_EXPECT_EQ(test, add(q, "a"), KWQ_ADD_DEFERRED);
+	KUNIT_EXPECT_EQ(test, kwq_done_ticket(q, "b", 1, tb), KWQ_DONE_FINISHED);
 	/* The timer now follows a, the only key left processing. */
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(100)));
-	KUNIT_EXPECT_EQ(test, kwq_done(q, "a", 1), KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_EQ(test, kwq_done_ticket(q, "a", 1, ta2), KWQ_DONE_REQUEUED);
+	ta = expect_get_ticket(test, q, "a");
+	KUNIT_EXPECT_EQ(test, kwq_requeue_ticket(q, "a", 1, ta2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kwq_done_ticket(q, "a", 1, ta), KWQ_DONE_FINISHED);
 	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
 	step(fc, MS(1000));
 	kwq_stats(q, &st);

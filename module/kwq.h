@@ -9,14 +9,29 @@
  * objects. See Documentation/kwq-core.rst for the state machine and the
  * lock rules.
  *
+ * Every get stamps the hand-out with a ticket (64-bit, never reused in
+ * a queue). kwq_done_ticket() and kwq_requeue_ticket() end only the
+ * hand-out they name: after a processing timeout gave a key back and
+ * another worker took it, the first worker's late done fails with
+ * -ENOENT instead of ending the second's. kwq_done() and kwq_requeue()
+ * name no hand-out; they are refused (-EINVAL) on a queue with a
+ * processing timeout, where a hand-out can be taken back: there kernel
+ * callers use the ticketed calls (and pass kwq_get_batch()'s tickets on
+ * to kwq_done_batch()).
+ *
  * Calling contexts, in short: kwq_create(), kwq_lookup(), kwq_destroy(),
  * kwq_add(), kwq_get(), their batch forms kwq_add_batch() and
  * kwq_get_batch(), and kwq_shutdown_drain() may sleep, and so may the
  * kwq_put() that drops the last reference. kwq_add_atomic(), kwq_done(),
  * kwq_done_batch(), kwq_requeue(), kwq_len(), kwq_stats(), kwq_shutdown() and
- * kwq_shutting_down() take the queue's BH-safe spinlock and never sleep:
- * they may be called from process or softirq context (including soft
- * hrtimer callbacks and with spinlocks held), not from hard interrupts.
+ * kwq_shutting_down() take the queue's lock with spin_lock_bh() and do not
+ * sleep on a kernel without PREEMPT_RT: they may be called from process or
+ * softirq context (including soft hrtimer callbacks) with interrupts
+ * enabled, holding a spinlock_t or a mutex, never from hard interrupts,
+ * with interrupts disabled (spin_lock_irqsave() held) or under a
+ * raw_spinlock_t. On PREEMPT_RT the queue's lock is a sleeping lock: there
+ * they also must not be called with preemption disabled. Lockdep checks
+ * the interrupt rule at every entry.
  */
 #ifndef _KWQ_H
 #define _KWQ_H
@@ -33,7 +48,9 @@ struct kwq;
  * @now: the current time, CLOCK_MONOTONIC-like.
  * @program: arrange for kwq_run_due(@q) to be called at @expires, or not
  *	at all for KTIME_MAX; replaces any earlier request. Called with the
- *	queue's lock held: must not sleep or call back into kwq.
+ *	queue's lock held: must not sleep or call back into kwq. A destroyed
+ *	queue asks for KTIME_MAX, and so does a queue before its memory is
+ *	freed: after that call the clock must forget @q.
  *
  * Queues use the monotonic clock and a soft hrtimer unless made with a
  * clock of their own; tests use one to step time deterministically.
@@ -99,10 +116,13 @@ static inline ktime_t kwq_deadline_after(s64 timeout_ns)
  * struct kwq_key - one key of a batch (kwq_add_batch() and friends)
  * @key: the key bytes.
  * @len: their length, 1 to KWQ_KEY_MAX.
+ * @ticket: kwq_get_batch(): out, the hand-out's ticket; kwq_done_batch():
+ *	in, as for kwq_done_ticket() (0 names no hand-out); add: ignored.
  */
 struct kwq_key {
 	const void *key;
 	u32 len;
+	u64 ticket;
 };
 
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
@@ -123,7 +143,11 @@ int kwq_forget(struct kwq *q, const void *key, u32 len);
 int kwq_num_requeues(struct kwq *q, const void *key, u32 len);
 void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
+int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
+		   ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);
+int kwq_done_ticket(struct kwq *q, const void *key, u32 len, u64 ticket);
+int kwq_requeue_ticket(struct kwq *q, const void *key, u32 len, u64 ticket);
 int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
 		 void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_requeue(struct kwq *q, const void *key, u32 len);

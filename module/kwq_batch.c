@@ -3,7 +3,7 @@
  * kwq batches: add, get and done of many keys with the queue's lock taken
  * (and the clock read, and consumers woken) once per 64 keys rather than
  * once per key. Each key goes through the same locked step as a single-key
- * call (kwq_core.c), in order, and a batch stops at the first key that
+ * call (kwq_add.c, kwq_handout.c), in order, and a batch stops at the first key that
  * fails, so its outcome is that of the single-key calls one after the other.
  */
 
@@ -79,7 +79,7 @@ EXPORT_SYMBOL_GPL(kwq_add_batch);
  * @lease: the caller's lease, or NULL for kernel callers (any key).
  * @results: out: the enum kwq_done_result of each key carried out.
  *
- * Return: as kwq_done_batch(), and -EPERM if another lease holds the
+ * Return: as kwq_done_batch(); -ENOENT also if another lease holds the
  * first key.
  */
 int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
@@ -93,7 +93,7 @@ int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
 		kwq_batch_breathe(q, i, &w);
-		ret = kwq_done_locked(q, keys[i].key, keys[i].len, lease, &w);
+		ret = kwq_done_locked(q, keys[i].key, keys[i].len, lease, keys[i].ticket, &w);
 		if (ret < 0)
 			break;
 		results[i] = ret;
@@ -109,10 +109,11 @@ int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
  * @n: number of keys.
  * @results: out: the enum kwq_done_result of each key carried out.
  *
- * Like kwq_done() for each key in turn, stopping at the first that fails,
- * with the queue's lock taken once per 64 keys.
+ * Like kwq_done_ticket() for each key in turn (with the entry's ticket),
+ * stopping at the first that fails, with the queue's lock taken once per
+ * 64 keys.
  *
- * Context: process or softirq context.
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
  * Return: how many keys were carried out, from the first, if any was
  * (0 for @n of 0); otherwise the first key's error, as kwq_done().
  */
@@ -130,9 +131,11 @@ EXPORT_SYMBOL_GPL(kwq_done_batch);
  * of the key that did not fit is in @out[return value].len.
  */
 static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u32 n,
-			  u8 *buf, u32 size, struct kwq_lease *lease, int *err)
+			  u8 *buf, u32 size, struct kwq_lease *lease, u64 *latency,
+			  int *err)
 {
 	u32 i, cap = KWQ_KEY_MAX, off = 0, len = 0;
+	struct kwq_handout h;
 	int ret = 0;
 
 	kwq_lock(q);
@@ -143,11 +146,14 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 		}
 		if (caps)
 			cap = caps[i];
-		ret = kwq_take_locked(q, buf + off, min(cap, size - off), &len, lease);
+		ret = kwq_take_locked(q, buf + off, min(cap, size - off), &len, lease, &h);
 		if (ret)
 			break;
 		out[i].key = buf + off;
 		out[i].len = len;
+		out[i].ticket = h.ticket;
+		if (latency)
+			latency[i] = h.latency_ns;
 		off += len;
 	}
 	kwq_unlock(q);
@@ -171,6 +177,8 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
  * @size: size of @buf, at least KWQ_KEY_MAX.
  * @deadline: how long to wait for the first key, as for kwq_get().
  * @lease: lease the keys are handed to, or NULL for none.
+ * @latency: out: the queue latency each get recorded (for
+ *	kwq_undeliverable()), or NULL.
  * @err: out: why fewer than @n keys were taken: 0 when @buf is full,
  *	else as kwq_get(); on -EMSGSIZE the key's length is in the @out
  *	entry after the last taken.
@@ -179,21 +187,25 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
  */
 u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u32 n,
 			 void *buf, u32 size, ktime_t deadline, struct kwq_lease *lease,
-			 int *err)
+			 u64 *latency, int *err)
 {
+	struct kwq_handout h;
 	u32 len = 0, taken;
 
-	taken = kwq_take_batch(q, out, caps, n, buf, size, lease, err);
+	taken = kwq_take_batch(q, out, caps, n, buf, size, lease, latency, err);
 	if (taken || *err != -EAGAIN || deadline == KWQ_NOWAIT)
 		return taken;
 	*err = kwq_get_leased(q, buf, min_t(u32, caps ? caps[0] : KWQ_KEY_MAX, size), &len,
-			      deadline, lease);
+			      deadline, lease, &h);
 	out[0].key = buf;
 	out[0].len = len;
 	if (*err)
 		return 0;
+	out[0].ticket = h.ticket;
+	if (latency)
+		latency[0] = h.latency_ns;
 	return 1 + kwq_take_batch(q, out + 1, caps ? caps + 1 : NULL, n - 1, (u8 *)buf + len,
-				  size - len, lease, err);
+				  size - len, lease, latency ? latency + 1 : NULL, err);
 }
 
 /**
@@ -208,7 +220,8 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
  * Waits like kwq_get() until a key is ready, then takes the keys that are
  * ready, in FIFO order, up to @n or as many as fit in @buf, taking the
  * queue's lock once per 64 keys. Each must be ended with kwq_done() (or
- * kwq_done_batch()).
+ * kwq_done_batch()); each @out entry's ticket names its hand-out, for
+ * kwq_done_ticket() or kwq_done_batch().
  *
  * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
  * Return: how many keys were taken (at least 1), or an error as kwq_get();
@@ -222,7 +235,7 @@ int kwq_get_batch(struct kwq *q, struct kwq_key *out, u32 n, void *buf, u32 size
 
 	if (!n || size < KWQ_KEY_MAX)
 		return -EINVAL;
-	taken = kwq_get_batch_leased(q, out, NULL, n, buf, size, deadline, NULL, &err);
+	taken = kwq_get_batch_leased(q, out, NULL, n, buf, size, deadline, NULL, NULL, &err);
 	return taken ?: err;
 }
 EXPORT_SYMBOL_GPL(kwq_get_batch);

@@ -84,6 +84,15 @@ ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
 	return ns_to_ktime(deadline_ns);
 }
 
+/* Pass a wake-up of the queue's consumers on to the file's early pollers. */
+static int kwq_forward_wake(struct wait_queue_entry *wq, unsigned int mode, int sync, void *key)
+{
+	struct kwq_file *kf = container_of(wq, struct kwq_file, forward);
+
+	wake_up_poll(&kf->attach_wait, key_to_poll(key));
+	return 0;
+}
+
 static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 {
 	if (kf->q)
@@ -91,6 +100,18 @@ static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 	kwq_lease_begin(q, &kf->lease);
 	/* Publish @q and the lease to lockless kwq_file_queue() readers. */
 	smp_store_release(&kf->q, q);
+	/*
+	 * Pairs with the barrier in kwq_poll(): either an early poller sees
+	 * @q and joins its wait queue itself, or we see it waiting here.
+	 */
+	smp_mb();
+	/* waitqueue_active() is safe after that barrier, see kwq_poll(). */
+	if (waitqueue_active(&kf->attach_wait)) {
+		init_waitqueue_func_entry(&kf->forward, kwq_forward_wake);
+		add_wait_queue(&q->get_wait, &kf->forward);
+		kf->forwarding = true;
+		wake_up_poll(&kf->attach_wait, EPOLLIN | EPOLLRDNORM);
+	}
 	return 0;
 }
 
@@ -108,7 +129,7 @@ static long kwq_ioc_version(void __user *uarg)
 	v.name_max = KWQ_NAME_MAX;
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
-		     KWQ_FEATURE_DONE_GET;
+		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -225,7 +246,8 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	if (copy_from_user(&k, uarg, sizeof(k)))
 		return -EFAULT;
 	if (k.pad || !kwq_is_zero(k.reserved, sizeof(k.reserved)) ||
-	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)))
+	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)) ||
+	    (k.ticket && cmd != KWQ_KEY_DONE))
 		return -EINVAL;
 	ret = kwq_key_from(key, k.key_ptr, k.key_len);
 	if (ret)
@@ -238,7 +260,7 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 		ret = kwq_add_policy(q, key, k.key_len, k.flags);
 		break;
 	case KWQ_KEY_DONE:
-		ret = kwq_done_leased(q, key, k.key_len, &kf->lease);
+		ret = kwq_done_leased(q, key, k.key_len, &kf->lease, k.ticket);
 		break;
 	case KWQ_KEY_CANCEL:
 		ret = kwq_cancel(q, key, k.key_len);
@@ -283,45 +305,74 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
-/* The done of KWQ_IOC_DONE_GET: its key, and where its result goes. */
+/* The done of KWQ_IOC_DONE_GET: its key and ticket, and where its result goes. */
 struct kwq_done_req {
 	const u8 *key;
 	u32 len;
+	u64 ticket;
 	u32 __user *uresult;
 };
 
 /*
- * Take one key into a user buffer, after ending @done's key if @done is
- * not NULL. The key is leased to @kf unless @unleased; if a copy out
- * fails it goes back to the head of the queue.
+ * Whether a get can deliver: rewrite, unchanged, the first and last byte
+ * of the key buffer and the two report fields, so that a get into memory
+ * it cannot write fails before it takes a key, and changes nothing.
+ */
+static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
+{
+	u8 __user *p = u64_to_user_ptr(ptr);
+	u32 len;
+	u64 t;
+	u8 b;
+
+	if (get_user(len, ulen) || put_user(len, ulen) ||
+	    get_user(t, uticket) || put_user(t, uticket))
+		return -EFAULT;
+	if (cap && (get_user(b, p) || put_user(b, p) ||
+		    get_user(b, p + cap - 1) || put_user(b, p + cap - 1)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Take one key into a user buffer (its ticket into *@uticket), after
+ * ending @done's key if @done is not NULL. The key is leased to @kf
+ * unless @unleased. Memory that cannot be written fails the call before
+ * anything happens; if it stops being writable during the call, the key
+ * goes back to the head of the queue (kwq_undeliverable()).
  */
 static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ulen,
-			   ktime_t deadline, bool unleased, const struct kwq_done_req *done)
+			   u64 __user *uticket, ktime_t deadline, bool unleased,
+			   const struct kwq_done_req *done)
 {
 	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret, done_result = -1;
+	struct kwq_handout h;
 	u32 len = 0;
 
 	cap = min_t(u32, cap, KWQ_KEY_MAX);
+	if (kwq_probe_out(ptr, cap, ulen, uticket))
+		return -EFAULT;
 	if (done)
-		ret = kwq_done_get_leased(kf->q, done->key, done->len, &done_result, key, cap,
-					  &len, deadline, &kf->lease, lease);
+		ret = kwq_done_get_leased(kf->q, done->key, done->len, done->ticket, &done_result,
+					  key, cap, &len, deadline, &kf->lease, lease, &h);
 	else
-		ret = kwq_get_leased(kf->q, key, cap, &len, deadline, lease);
+		ret = kwq_get_leased(kf->q, key, cap, &len, deadline, lease, &h);
 	if (done && done_result >= 0 && put_user((u32)done_result, done->uresult))
 		goto fault;
 	if (ret == -EMSGSIZE)
 		return put_user(len, ulen) ? -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
-	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen))
+	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen) ||
+	    put_user(h.ticket, uticket))
 		goto fault;
 	return 0;
 fault:
 	/* Never lose the key. */
 	if (!ret)
-		kwq_requeue_leased(kf->q, key, len, lease);
+		kwq_undeliverable(kf->q, key, len, &h);
 	return -EFAULT;
 }
 
@@ -335,7 +386,7 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uar
 	if ((g.flags & ~KWQ_GET_UNLEASED) || g.pad ||
 	    !kwq_is_zero(g.reserved, sizeof(g.reserved)))
 		return -EINVAL;
-	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len,
+	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len, &uget->ticket,
 			       kwq_deadline_from(g.deadline_ns, file),
 			       g.flags & KWQ_GET_UNLEASED, NULL);
 }
@@ -357,14 +408,14 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, void __user
 	/* Fault on the report now, while nothing has changed. */
 	if (put_user(KWQ_DONE_NOT_RUN, &ud->done_result))
 		return -EFAULT;
-	if ((d.flags & ~KWQ_GET_UNLEASED) || d.pad ||
-	    !kwq_is_zero(d.reserved, sizeof(d.reserved)))
+	if ((d.flags & ~KWQ_GET_UNLEASED) || d.pad)
 		return -EINVAL;
 	ret = kwq_key_from(dkey, d.done_ptr, d.done_len);
 	if (ret)
 		return ret;
 	done.len = d.done_len;
-	ret = kwq_get_to_user(kf, d.key_ptr, d.key_cap, &ud->key_len,
+	done.ticket = d.done_ticket;
+	ret = kwq_get_to_user(kf, d.key_ptr, d.key_cap, &ud->key_len, &ud->ticket,
 			      kwq_deadline_from(d.deadline_ns, file),
 			      d.flags & KWQ_GET_UNLEASED, &done);
 	/* Restarting the call would end the key a second time. */
@@ -527,8 +578,15 @@ static __poll_t kwq_poll(struct file *file, poll_table *wait)
 	struct kwq_file *kf = file->private_data;
 	struct kwq *q = kwq_file_queue(kf);
 
-	if (!q)
-		return EPOLLERR;
+	if (!q) {
+		/* Join a wait queue even now: the attach wakes it (kwq_attach()). */
+		poll_wait(file, &kf->attach_wait, wait);
+		/* Pairs with the one in kwq_attach() (waitqueue_active()). */
+		smp_mb();
+		q = kwq_file_queue(kf);
+		if (!q)
+			return EPOLLERR;
+	}
 	poll_wait(file, &q->get_wait, wait);
 	/* Pairs with wq_has_sleeper() in the core's wake-up of consumers. */
 	smp_mb();
@@ -542,6 +600,7 @@ static int kwq_open(struct inode *inode, struct file *file)
 	if (!kf)
 		return -ENOMEM;
 	mutex_init(&kf->attach_lock);
+	init_waitqueue_head(&kf->attach_wait);
 	file->private_data = kf;
 	return stream_open(inode, file);
 }
@@ -551,6 +610,8 @@ static int kwq_release(struct inode *inode, struct file *file)
 	struct kwq_file *kf = file->private_data;
 
 	if (kf->q) {
+		if (kf->forwarding)
+			remove_wait_queue(&kf->q->get_wait, &kf->forward);
 		kwq_lease_end(kf->q, &kf->lease);
 		kwq_put(kf->q);
 	}

@@ -31,12 +31,15 @@
  * @e: copies of the user's entries.
  * @keys: the keys: copied in (add, done) or taken (get), in @bytes.
  * @vals: results (add, done) or buffer sizes (get) of the entries.
+ * @latency: get: the queue latency of each key taken, for
+ *	kwq_undeliverable().
  * @bytes: key bytes, packed.
  */
 struct kwq_chunk {
 	struct kwq_batch_entry e[KWQ_CHUNK_ENTRIES];
 	struct kwq_key keys[KWQ_CHUNK_ENTRIES];
 	u32 vals[KWQ_CHUNK_ENTRIES];
+	u64 latency[KWQ_CHUNK_ENTRIES];
 	u8 bytes[];
 };
 
@@ -123,6 +126,7 @@ static u32 kwq_chunk_keys(struct kwq_chunk *c, u32 n, int *err)
 			break;
 		c->keys[i].key = c->bytes + off;
 		c->keys[i].len = len;
+		c->keys[i].ticket = 0;
 		off += len;
 	}
 	return i;
@@ -171,12 +175,19 @@ static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned
 	return ret;
 }
 
-/* Put back, the last first, keys taken but not delivered: order is kept. */
-static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 from, u32 to,
-				struct kwq_lease *lease)
+/*
+ * Put back, the last first, keys taken but not delivered: order is kept,
+ * and each acts on its own hand-out only.
+ */
+static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 from, u32 to)
 {
-	while (to-- > from)
-		kwq_requeue_leased(kf->q, c->keys[to].key, c->keys[to].len, lease);
+	struct kwq_handout h;
+
+	while (to-- > from) {
+		h.ticket = c->keys[to].ticket;
+		h.latency_ns = c->latency[to];
+		kwq_undeliverable(kf->q, c->keys[to].key, c->keys[to].len, &h);
+	}
 }
 
 /*
@@ -198,13 +209,13 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 	for (i = 0; i < m; i++)
 		c->vals[i] = c->e[i].key_len;
 	taken = kwq_get_batch_leased(kf->q, c->keys, c->vals, m, c->bytes, KWQ_CHUNK_BYTES,
-				     deadline, lease, &ret);
+				     deadline, lease, c->latency, &ret);
 	for (i = 0; i < taken; i++) {
 		if (kwq_key_copy_out(u64_to_user_ptr(c->e[i].key_ptr), c->keys[i].key,
 				     c->keys[i].len) ||
 		    put_user(c->keys[i].len, &ue[i].key_len)) {
 			/* Never lose a key. */
-			kwq_chunk_give_back(kf, c, i, taken, lease);
+			kwq_chunk_give_back(kf, c, i, taken);
 			*err = -EFAULT;
 			return i;
 		}

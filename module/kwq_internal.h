@@ -44,7 +44,18 @@
  * every key it still holds back at the head of the queue.
  */
 struct kwq_lease {
-	u32 id;
+	u64 id;
+};
+
+/**
+ * struct kwq_handout - what a get tells its caller beside the key
+ * @ticket: the hand-out's ticket (kwq_item.ticket).
+ * @latency_ns: the queue latency the get recorded, so that a key that
+ *	cannot be delivered goes back with its own (kwq_undeliverable()).
+ */
+struct kwq_handout {
+	u64 ticket;
+	u64 latency_ns;
 };
 
 /* Histogram buckets: upper bounds 10 ns .. 10 s by factors of 10, then +Inf. */
@@ -70,9 +81,9 @@ struct kwq_hist {
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
  * @busy: processing items, oldest first (so the longest running is the
  *	first).
- * @idle: backoff-only items (failures but no state), least recently
+ * @backoff: backoff-only items (failures but no state), least recently
  *	active first; at most max_backoff_keys of them.
- * @n_idle: length of @idle.
+ * @n_backoff: length of @backoff.
  * @spare: unused records of small keys, kept for new keys instead of
  *	freeing and allocating, a stack linked through kwq_item.hnext; each
  *	stays charged to whoever allocated it.
@@ -112,7 +123,13 @@ struct kwq_hist {
  *	(kwq_stamp_now()).
  * @now_valid: @now was read since @lock was last taken.
  * @stamp_valid: @stamp_now was read since @lock was last taken.
- * @next_lease: the id the next lease gets.
+ * @next_lease: the id the last lease got; 64-bit, never wraps.
+ * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
+ * @timer_keeper: 1 while one sleeping consumer keeps its own hrtimer
+ *	for @armed (kwq_consumer_timer()); the others sleep without one, so
+ *	a deadline wakes one consumer, not all. Atomic, no lock.
+ * @consumer_wakes: times a consumer in kwq_get() woke up and found no
+ *	key (for tests of the wake-up fan-out). Atomic, no lock.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
  * @drain_wait: callers blocked in kwq_shutdown_drain().
@@ -123,7 +140,7 @@ struct kwq_hist {
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
  * @max_items: limit on the records in @items (kwq_table.n).
- * @max_idle: limit on @n_idle.
+ * @max_backoff: limit on @n_backoff.
  * @mode: permission bits for opens from user space.
  * @uid: owner.
  * @gid: owning group.
@@ -138,8 +155,8 @@ struct kwq {
 	struct timerqueue_head waiting;
 	ktime_t armed;
 	struct list_head busy;
-	struct list_head idle;
-	u64 n_idle;
+	struct list_head backoff;
+	u64 n_backoff;
 	struct kwq_item *spare;
 	u32 n_spare;
 	struct kwq_rl rl;
@@ -175,7 +192,10 @@ struct kwq {
 	u64 stamp_now;
 	bool now_valid;
 	bool stamp_valid;
-	u32 next_lease;
+	u64 next_lease;
+	u64 next_ticket;
+	atomic_t timer_keeper;
+	atomic64_t consumer_wakes;
 
 	bool registered;
 	wait_queue_head_t get_wait;
@@ -187,7 +207,7 @@ struct kwq {
 	u32 policy;
 	gfp_t gfp;
 	u32 max_items;
-	u32 max_idle;
+	u32 max_backoff;
 	umode_t mode;
 	kuid_t uid;
 	kgid_t gid;
@@ -202,7 +222,7 @@ extern unsigned int kwq_max_queues_per_user;
 extern unsigned int kwq_max_items_per_queue;
 extern unsigned int kwq_max_backoff_keys;
 
-/* kwq_core.c */
+/* The queue core (kwq_core.h lists its files) */
 int kwq_core_init(void);
 void kwq_core_exit(void);
 bool kwq_key_valid(const void *key, u32 len);
@@ -211,12 +231,16 @@ bool kwq_readable(struct kwq *q);
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease);
 void kwq_lease_end(struct kwq *q, struct kwq_lease *lease);
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
-		   struct kwq_lease *lease);
-int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
-int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
-			void *buf, u32 cap, u32 *len, ktime_t deadline,
-			struct kwq_lease *done_lease, struct kwq_lease *get_lease);
-int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease);
+		   struct kwq_lease *lease, struct kwq_handout *h);
+int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		    u64 ticket);
+int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
+			int *done_result, void *buf, u32 cap, u32 *len, ktime_t deadline,
+			struct kwq_lease *done_lease, struct kwq_lease *get_lease,
+			struct kwq_handout *h);
+int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		       u64 ticket);
+void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h);
 
 /*
  * Take and release kwq.lock. Each clock is read at most once while the
@@ -227,6 +251,12 @@ int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease
 static inline void kwq_lock(struct kwq *q)
 	__acquires(&q->lock)
 {
+	/*
+	 * Every entry point comes through here. spin_unlock_bh() must not
+	 * run with interrupts off, and on PREEMPT_RT this lock sleeps: no
+	 * caller may hold a raw spinlock or have interrupts disabled.
+	 */
+	lockdep_assert_irqs_enabled();
 	spin_lock_bh(&q->lock);
 	q->now_valid = false;
 	q->stamp_valid = false;
@@ -264,15 +294,16 @@ void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 			 u32 flags, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
-		    struct kwq_unlocked_work *w);
-int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease);
+		    u64 ticket, struct kwq_unlocked_work *w);
+int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
+		    struct kwq_handout *h);
 
 /* kwq_batch.c */
 int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
 			  struct kwq_lease *lease, u32 *results);
 u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u32 n,
 			 void *buf, u32 size, ktime_t deadline, struct kwq_lease *lease,
-			 int *err);
+			 u64 *latency, int *err);
 
 /* kwq_registry.c */
 bool kwq_name_valid(const char *name);
@@ -293,6 +324,13 @@ void kwq_debugfs_exit(void);
  * @q: the attached queue; written once under @attach_lock with release
  *	semantics, read without a lock with acquire semantics.
  * @lease: the keys this file holds; set up before @q is published.
+ * @attach_wait: pollers of a file not attached yet. An epoll set joins
+ *	the wait queues poll names when the file is added to it, not later:
+ *	if it came before the attach, @forward carries the queue's wake-ups
+ *	here.
+ * @forward: an entry in kwq.get_wait that wakes @attach_wait; used only
+ *	if someone polled the file before the attach (@forwarding).
+ * @forwarding: @forward is on the queue's wait queue; set at the attach.
  * @chunk: buffer of batch calls, allocated by the first; one call at a
  *	time uses it, the others allocate their own.
  * @chunk_busy: bit 0 is set while a call uses @chunk; only that call
@@ -302,6 +340,9 @@ struct kwq_file {
 	struct mutex attach_lock;	/* serializes CREATE and OPEN */
 	struct kwq *q;
 	struct kwq_lease lease;
+	wait_queue_head_t attach_wait;
+	struct wait_queue_entry forward;
+	bool forwarding;
 	struct kwq_chunk *chunk;
 	unsigned long chunk_busy;
 };

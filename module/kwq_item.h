@@ -13,7 +13,7 @@
 
 /*
  * kwq_item.state bits. An item with no bit set is freed, unless it still
- * has failures, in which case it is "backoff-only" and sits on kwq.idle.
+ * has failures, in which case it is "backoff-only" and sits on kwq.backoff.
  */
 #define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
@@ -24,14 +24,18 @@
  * @hnext: next record in its chain of kwq.items, or on kwq.spare.
  * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
  *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
- *	in kwq.idle while backoff-only.
+ *	in kwq.backoff while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
  *	the item is WAITING.
  * @stamp: when the item joined kwq.ready, or kwq.busy (ns of
  *	kwq_stamp_now()): the start of its queue latency, then of its work
  *	duration.
+ * @ticket: the hand-out's ticket while PROCESSING: stamped by each get
+ *	from kwq.next_ticket, so no two hand-outs of a queue share one. Done,
+ *	requeue and give-back that name a ticket act only on that hand-out.
  * @owner: id of the struct kwq_lease holding the key while PROCESSING,
- *	0 when no lease holds it.
+ *	0 when no lease holds it. 64-bit: ids never wrap, so a new lease
+ *	cannot pass for a live one.
  * @hash: kwq_key_hash() of the key, computed once.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
@@ -39,16 +43,17 @@
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * state, len and failures share one word to keep the fixed part at 80
+ * state, len and failures share one word to keep the fixed part at 88
  * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
- * cache of their own sized to fit (112 bytes for a 32-byte key).
+ * cache of their own sized to fit (120 bytes for a 32-byte key).
  */
 struct kwq_item {
 	struct kwq_item *hnext;
 	struct list_head ready;
 	struct timerqueue_node wait;
 	u64 stamp;
-	u32 owner;
+	u64 ticket;
+	u64 owner;
 	u32 hash;
 	u32 state:3;
 	u32 len:10;

@@ -39,11 +39,15 @@
  * @pool: the pool.
  * @task: the thread, pinned (get_task_struct) until kwq_pool_stop() reaps
  *	it, so that it may leave its loop on its own first.
- * @key: where kwq_get() copies the key being handled.
+ * @key: where kwq_get_ticket() copies the key being handled.
+ * @ticket: the hand-out of @key: the worker's done and requeue end only
+ *	it, never a later hand-out of the same key (after a processing
+ *	timeout gave the key to another worker).
  */
 struct kwq_pool_worker {
 	struct kwq_pool *pool;
 	struct task_struct *task;
+	u64 ticket;
 	u8 key[KWQ_KEY_MAX];
 };
 
@@ -142,7 +146,7 @@ static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 
 	if (READ_ONCE(pool->stopping))
 		return -ECANCELED;
-	ret = kwq_get(q, w->key, KWQ_KEY_MAX, len, KWQ_NOWAIT);
+	ret = kwq_get_ticket(q, w->key, KWQ_KEY_MAX, len, &w->ticket, KWQ_NOWAIT);
 	if (ret != -EAGAIN)
 		return ret;
 
@@ -152,7 +156,7 @@ static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 			ret = -ECANCELED;
 			break;
 		}
-		ret = kwq_get(q, w->key, KWQ_KEY_MAX, len, KWQ_NOWAIT);
+		ret = kwq_get_ticket(q, w->key, KWQ_KEY_MAX, len, &w->ticket, KWQ_NOWAIT);
 		if (ret != -EAGAIN)
 			break;
 		wait_woken(&wait, TASK_INTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
@@ -193,7 +197,7 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 
 	if (ret == KWQ_POOL_ABORT && READ_ONCE(pool->stopping)) {
 		/* Unprocessed: back to the head, no failure, no done. */
-		kwq_requeue(q, key, len);
+		kwq_requeue_ticket(q, key, len, w->ticket);
 		outcome = &pool->aborted;
 		goto out;
 	}
@@ -212,7 +216,7 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 		/* Shutting down or destroyed: the retry is refused. */
 		outcome = &pool->dropped;
 	}
-	kwq_done(q, key, len);
+	kwq_done_ticket(q, key, len, w->ticket);
 out:
 	/* Counted after the queue saw the outcome: a reader never runs ahead. */
 	atomic64_inc(outcome);

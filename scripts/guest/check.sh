@@ -22,6 +22,8 @@ tap_program "batch-64bit" ./bin/kwq_batch_test
 tap_program "batch-32bit" ./bin/kwq_batch_test32
 tap_program "done-get-64bit" ./bin/kwq_done_get_test
 tap_program "done-get-32bit" ./bin/kwq_done_get_test32
+tap_program "handout-64bit" ./bin/kwq_handout_test
+tap_program "handout-32bit" ./bin/kwq_handout_test32
 tap_program "fuzz-64bit" ./bin/kwq_fuzz
 tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 . ./faults.sh

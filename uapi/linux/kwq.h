@@ -166,6 +166,7 @@ enum kwq_done_result {
 #define KWQ_FEATURE_RATELIMIT	_BITULL(4)	/* add-rate-limited, forget, num-requeues */
 #define KWQ_FEATURE_METRICS	_BITULL(5)	/* histograms and work gauges in stats */
 #define KWQ_FEATURE_DONE_GET	_BITULL(6)	/* KWQ_IOC_DONE_GET */
+#define KWQ_FEATURE_TICKET	_BITULL(7)	/* gets return tickets, done takes one */
 
 /* Flags of struct kwq_ioc_create. */
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
@@ -255,7 +256,19 @@ struct kwq_ioc_open {
  *	1 if the key had failures or 0 (forget), the failure count
  *	(num-requeues).
  * @pad: must be 0.
+ * @ticket: done: 0, or the ticket the get of the key returned; then the
+ *	done ends only that hand-out and fails with -ENOENT if it is no
+ *	longer live (a processing timeout took the key back). Other
+ *	commands: must be 0.
  * @reserved: must be 0.
+ *
+ * A done with @ticket 0 ends the key's live hand-out if this file's
+ * lease holds it or if it was taken unleased; a key leased to another
+ * file, or not being processed, gives -ENOENT. On a queue with a
+ * processing timeout a key can be taken back and handed out again: a
+ * worker that took it unleased, or that shares its file (and so its
+ * lease) with other threads, must pass the ticket, or its late done may
+ * end the new hand-out.
  */
 struct kwq_ioc_key {
 	__u64 key_ptr;
@@ -263,7 +276,8 @@ struct kwq_ioc_key {
 	__u32 flags;
 	__u32 result;
 	__u32 pad;
-	__u64 reserved[2];
+	__u64 ticket;
+	__u64 reserved[1];
 };
 
 /**
@@ -305,7 +319,15 @@ struct kwq_ioc_add_after {
  *	file is closed first the key goes back to the head of the queue. An
  *	unleased key stays processing until anyone calls done.
  * @pad: must be 0.
+ * @ticket: out: the hand-out's ticket, nonzero and never given to another
+ *	hand-out of the queue; pass it to done (struct kwq_ioc_key.ticket).
  * @reserved: must be 0.
+ *
+ * A key buffer, @key_len or @ticket that cannot be written fails the call
+ * with -EFAULT before a key is taken: nothing changes, counters included.
+ * After a shutdown the call waits (or fails with -EAGAIN without a
+ * deadline) while any key is being processed, since that key can still
+ * come back; -ESHUTDOWN comes once nothing is queued or processing.
  */
 struct kwq_ioc_get {
 	__u64 key_ptr;
@@ -314,7 +336,8 @@ struct kwq_ioc_get {
 	__u64 deadline_ns;
 	__u32 flags;
 	__u32 pad;
-	__u64 reserved[2];
+	__u64 ticket;
+	__u64 reserved[1];
 };
 
 /**
@@ -329,7 +352,9 @@ struct kwq_ioc_get {
  * @deadline_ns: as in struct kwq_ioc_get.
  * @flags: as in struct kwq_ioc_get; they apply to the get only.
  * @pad: must be 0.
- * @reserved: must be 0.
+ * @done_ticket: the ticket of the key to end, or 0, as in struct
+ *	kwq_ioc_key.
+ * @ticket: out: the new hand-out's ticket, as in struct kwq_ioc_get.
  *
  * The two calls of a worker loop in one system call: KWQ_IOC_DONE of the
  * key just processed, then KWQ_IOC_GET. If the done fails, the call
@@ -349,7 +374,8 @@ struct kwq_ioc_done_get {
 	__u64 deadline_ns;
 	__u32 flags;
 	__u32 pad;
-	__u64 reserved[2];
+	__u64 done_ticket;
+	__u64 ticket;
 };
 
 /**

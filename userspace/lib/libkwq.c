@@ -115,8 +115,8 @@ uint64_t kwq_deadline(int64_t timeout_ns)
 }
 
 /* Add, done and cancel share the struct and report a result. */
-static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
-		      unsigned int flags)
+static int kwq_key_op_ticket(int fd, unsigned long cmd, const void *key, size_t len,
+			     unsigned int flags, uint64_t ticket)
 {
 	struct kwq_ioc_key k;
 	int ret;
@@ -127,8 +127,15 @@ static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
 	k.key_ptr = (uintptr_t)key;
 	k.key_len = (uint32_t)len;
 	k.flags = flags;
+	k.ticket = ticket;
 	ret = kwq_ioctl(fd, cmd, &k);
 	return ret ? ret : (int)k.result;
+}
+
+static int kwq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
+		      unsigned int flags)
+{
+	return kwq_key_op_ticket(fd, cmd, key, len, flags, 0);
 }
 
 int kwq_add(int fd, const void *key, size_t len)
@@ -144,6 +151,11 @@ int kwq_add_policy(int fd, const void *key, size_t len, unsigned int policy)
 int kwq_done(int fd, const void *key, size_t len)
 {
 	return kwq_key_op(fd, KWQ_IOC_DONE, key, len, 0);
+}
+
+int kwq_done_ticket(int fd, const void *key, size_t len, uint64_t ticket)
+{
+	return kwq_key_op_ticket(fd, KWQ_IOC_DONE, key, len, 0, ticket);
 }
 
 /* Set once the module said it has no KWQ_IOC_DONE_GET (read and written
@@ -237,6 +249,12 @@ int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
 int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
 		  unsigned int flags)
 {
+	return kwq_get_ticket(fd, buf, cap, len, timeout_ns, flags, NULL);
+}
+
+int kwq_get_ticket(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
+		   unsigned int flags, uint64_t *ticket)
+{
 	struct kwq_ioc_get g;
 	int ret;
 
@@ -248,6 +266,8 @@ int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns
 	ret = kwq_ioctl(fd, KWQ_IOC_GET, &g);
 	if ((!ret || ret == -EMSGSIZE) && len)
 		*len = g.key_len;
+	if (!ret && ticket)
+		*ticket = g.ticket;
 	return ret;
 }
 

@@ -54,8 +54,15 @@ int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns);
  * processing when this fd closes, instead of putting it back. */
 int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
 		  unsigned int flags);
-/* Returns an enum kwq_done_result (>= 0). */
+/* kwq_get_flags, and the hand-out's ticket in *@ticket (if not NULL). */
+int kwq_get_ticket(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
+		   unsigned int flags, uint64_t *ticket);
+/* Returns an enum kwq_done_result (>= 0). -ENOENT if the key is not being
+ * processed or is leased to another fd. */
 int kwq_done(int fd, const void *key, size_t len);
+/* kwq_done of one hand-out only: @ticket from kwq_get_ticket(); -ENOENT if
+ * it is no longer live (a processing timeout took the key back). */
+int kwq_done_ticket(int fd, const void *key, size_t len, uint64_t ticket);
 /* kwq_done of @done_key, then kwq_get, in one system call (two on modules
  * without KWQ_IOC_DONE_GET). *@done_result is set to the done's enum
  * kwq_done_result, or to -1 if the call failed before the done; returns

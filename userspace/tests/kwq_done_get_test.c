@@ -45,7 +45,8 @@ _Static_assert(offsetof(struct kwq_ioc_done_get, key_len) == 28, "key_len offset
 _Static_assert(offsetof(struct kwq_ioc_done_get, deadline_ns) == 32, "deadline_ns offset");
 _Static_assert(offsetof(struct kwq_ioc_done_get, flags) == 40, "flags offset");
 _Static_assert(offsetof(struct kwq_ioc_done_get, pad) == 44, "pad offset");
-_Static_assert(offsetof(struct kwq_ioc_done_get, reserved) == 48, "reserved offset");
+_Static_assert(offsetof(struct kwq_ioc_done_get, done_ticket) == 48, "done_ticket offset");
+_Static_assert(offsetof(struct kwq_ioc_done_get, ticket) == 56, "ticket offset");
 
 /*
  * What done_result and key_len hold before a call: neither a
@@ -128,7 +129,7 @@ static void test_happy_path(void)
 	is(done_s(fd, "a"), -ENOENT, "happy: a is no longer processing");
 	/* The key is leased to this file like a plain get's. */
 	other = open_queue("dg-happy", O_RDWR);
-	is(done_s(other, "b"), -EPERM, "happy: b is leased to the calling file");
+	is(done_s(other, "b"), -ENOENT, "happy: b is leased to the calling file");
 	close(other);
 
 	/* The same through libkwq, with keys of different lengths. */
@@ -219,8 +220,8 @@ static void test_done_errors(void)
 	d.pad = 1;
 	EXPECT_DONE_FAILS(fd, &d, EINVAL, "pad != 0");
 	dg_init(&d, "p", buf, sizeof(buf), KWQ_DEADLINE_NOWAIT);
-	d.reserved[1] = 1;
-	EXPECT_DONE_FAILS(fd, &d, EINVAL, "reserved != 0");
+	d.done_ticket = ~0ULL;
+	EXPECT_DONE_FAILS(fd, &d, ENOENT, "done_ticket of no live hand-out");
 	dg_init(&d, "p", buf, sizeof(buf), KWQ_DEADLINE_NOWAIT);
 	d.done_ptr = 16;
 	EXPECT_DONE_FAILS(fd, &d, EFAULT, "bad done_ptr");
@@ -326,11 +327,12 @@ static void test_get_fault(void)
 	dg_init(&d, "f1", NULL, 16, KWQ_DEADLINE_NOWAIT);
 	d.key_ptr = 16;
 	is(raw_ioctl(fd, KWQ_IOC_DONE_GET, &d), -EFAULT, "get fault: bad key_ptr -> EFAULT");
-	is(d.done_result, KWQ_DONE_FINISHED, "get fault: done_result is FINISHED (the done happened)");
-	is(done_s(fd, "f1"), -ENOENT, "get fault: f1 was finished");
+	is(d.done_result, KWQ_DONE_NOT_RUN,
+	   "get fault: the buffer is checked first: done_result NOT_RUN, nothing changed");
+	is(done_s(fd, "f1"), KWQ_DONE_FINISHED, "get fault: f1 was still processing");
 	st = stats_of(fd);
 	ok(st.queued == 2 && st.processing == 0 && st.items == 2,
-	   "get fault: f2 given back, nothing processing (stats)");
+	   "get fault: f2 and f3 still queued, nothing processing (stats)");
 	is(get_is(fd, "f2"), 0, "get fault: a following get returns f2, at the head");
 	is(get_is(fd, "f3"), 0, "get fault: then f3");
 	done_s(fd, "f2");
@@ -352,8 +354,8 @@ static void test_other_lease(void)
 	is(get_is(other, "mine"), 0, "lease: the other file gets mine");
 	st = stats_of(fd);
 	dg_init(&d, "mine", buf, sizeof(buf), KWQ_DEADLINE_NOWAIT);
-	is(raw_ioctl(fd, KWQ_IOC_DONE_GET, &d), -EPERM,
-	   "lease: done_get of a key leased to another file -> EPERM");
+	is(raw_ioctl(fd, KWQ_IOC_DONE_GET, &d), -ENOENT,
+	   "lease: done_get of a key leased to another file -> ENOENT");
 	is(d.done_result, KWQ_DONE_NOT_RUN, "lease: done_result is KWQ_DONE_NOT_RUN");
 	ok(same_counts(fd, &st) && d.key_len == JUNK && buf[0] == 'X',
 	   "lease: queue unchanged, no key handed out");

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq adds: add now (under a waiting policy), add after a delay, add
+ * after the limiter's backoff, and the small per-key calls beside them
+ * (cancel, forget, num-requeues). A new key's record is allocated under
+ * the lock without sleeping, or unlocked if that fails.
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "kwq_compat.h"
+#include "kwq_core.h"
+#include "kwq_state.h"
+#include "kwq_trace.h"
+
+/* An add now, under the waiting policy; returns an enum kwq_add_result. */
+static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, unsigned int *ready)
+{
+	if (it->state & KWQ_ITEM_WAITING) {
+		if (policy == KWQ_POLICY_STRICT && !(it->state & KWQ_ITEM_DIRTY)) {
+			q->absorbed++;
+			return KWQ_ADD_ABSORBED;
+		}
+		if (policy == KWQ_POLICY_PROMOTE) {
+			kwq_unwait_locked(q, it);
+			q->waits_dropped++;
+			kwq_program_locked(q);
+		}
+	}
+	return kwq_mark_dirty_locked(q, it, ready);
+}
+
+/* Internal flag of kwq_add_common(): the delay comes from the limiter. */
+#define KWQ_ADD_RATE_LIMITED	BIT(31)
+#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_ADD_RATE_LIMITED)
+
+/*
+ * Ask the limiter how long the key should wait, and wait (or add now).
+ * Tokens reserved for an add that schedules nothing new are given back.
+ */
+static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready)
+{
+	u64 now = ktime_to_ns(kwq_now(q));
+	u32 failures = it->failures, reserved = 0;
+	u64 delay = kwq_rl_when(&q->rl, &failures, now, &reserved);
+	int ret;
+
+	/* Only per-key limiters count failures (client-go's NumRequeues). */
+	it->failures = kwq_rl_tracks_items(&q->rl) ?
+		       min_t(u32, failures, KWQ_FAILURES_MAX) : 0;
+	trace_kwq_rate_limit(q->name, it->key, it->len, it->failures, delay);
+	q->rate_limited++;
+	q->retries++;
+	if (delay)
+		ret = kwq_wait_locked(q, it, delay, 0);
+	else
+		ret = kwq_add_now_locked(q, it, q->policy, ready);
+	if (reserved && (ret == KWQ_ADD_WAIT_KEPT || ret == KWQ_ADD_DUPLICATE ||
+			 ret == KWQ_ADD_ABSORBED)) {
+		kwq_rl_unreserve(&q->rl, reserved, now);
+		q->tokens_returned++;
+	}
+	return ret;
+}
+
+/*
+ * One add, now (@delay_ns <= 0) or after a delay, with kwq.lock held. A
+ * new key takes *@fresh if the caller allocated one, or a record
+ * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
+ * and the caller allocates one unlocked and calls again. An unused
+ * *@fresh is the caller's to free. Only the first add of a key allocates.
+ */
+static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			  u32 flags, gfp_t gfp, struct kwq_item **fresh,
+			  struct kwq_unlocked_work *w)
+{
+	u32 policy = flags & KWQ_ADD_POLICY_MASK;
+	struct kwq_lookup_key k;
+	struct kwq_item *it;
+	int ret;
+
+	if (q->dead)
+		return -EIDRM;
+	if (q->shutting_down) {
+		q->refused++;
+		return -ESHUTDOWN;
+	}
+	kwq_lookup_key_init(&k, key, len);
+	it = kwq_find_key_locked(q, &k);
+	if (!it) {
+		/* At the limit, a backoff-only record gives way to real work. */
+		if (q->items.n >= q->max_items && list_empty(&q->backoff))
+			return -ENOSPC;
+		if (!*fresh)
+			*fresh = kwq_item_new_locked(q, &k,
+						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+		if (!*fresh)
+			return -EWOULDBLOCK;
+		/* Nothing fails from here on: evicting now changes nothing on error. */
+		if (q->items.n >= q->max_items)
+			kwq_evict_backoff_locked(q, &w->stale);
+		kwq_table_insert(&q->items, *fresh);
+		kwq_table_check_locked(q);
+		it = *fresh;
+		*fresh = NULL;
+	}
+	kwq_item_activate_locked(q, it);
+	if (flags & KWQ_ADD_RATE_LIMITED) {
+		ret = kwq_add_limited_locked(q, it, &w->ready);
+	} else if (delay_ns > 0) {
+		q->retries++;
+		ret = kwq_wait_locked(q, it, delay_ns, flags);
+	} else {
+		ret = kwq_add_now_locked(q, it, policy ?: q->policy, &w->ready);
+	}
+	trace_kwq_add(q->name, key, len, ret, delay_ns > 0 ? delay_ns : 0);
+	return ret;
+}
+
+/*
+ * kwq_add_locked() until it has a record: drops the lock to allocate one
+ * sleeping when the allocation without sleeping failed. The lock is held
+ * on return either way.
+ */
+int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			 u32 flags, gfp_t gfp, struct kwq_unlocked_work *w)
+{
+	struct kwq_item *fresh = NULL;
+	int ret = kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w);
+
+	if (ret == -EWOULDBLOCK) {
+		struct kwq_lookup_key k;
+
+		kwq_unlock(q);
+		kwq_lookup_key_init(&k, key, len);
+		fresh = kwq_item_new(&k, gfp);
+		kwq_lock(q);
+		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w) :
+			      -ENOMEM;
+	}
+	/* Someone else added the key meanwhile, or the add failed. */
+	if (fresh)
+		kwq_item_retire_locked(q, fresh, &w->stale);
+	return ret;
+}
+
+/* Every add of one key: now (@delay_ns <= 0) or after a delay. */
+static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+			  u32 flags, gfp_t gfp)
+{
+	struct kwq_unlocked_work w;
+	int ret;
+
+	if (!kwq_key_valid(key, len) || (flags & ~KWQ_ADD_FLAGS))
+		return -EINVAL;
+	kwq_unlocked_work_init(&w);
+	kwq_lock(q);
+	ret = kwq_add_locked_alloc(q, key, len, delay_ns, flags, gfp, &w);
+	kwq_unlock_and_finish(q, &w);
+	return ret;
+}
+
+/**
+ * kwq_add() - add a key to a queue
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ *
+ * A key that is already queued is not queued twice; a key being processed
+ * is marked dirty and queued again by kwq_done(). A key waiting for an
+ * add-after deadline is treated by the queue's policy (enum
+ * kwq_wait_policy).
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: an enum kwq_add_result (>= 0), or -EINVAL for a bad key,
+ * -ESHUTDOWN if the queue shuts down, -EIDRM if it was destroyed,
+ * -ENOSPC if it holds max_items keys, -ENOMEM. On error nothing changed.
+ */
+int kwq_add(struct kwq *q, const void *key, u32 len)
+{
+	might_sleep();
+	return kwq_add_common(q, key, len, 0, 0, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add);
+
+/**
+ * kwq_add_policy() - add a key, choosing what happens if it is waiting
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ * @policy: an enum kwq_wait_policy; KWQ_POLICY_DEFAULT uses the queue's.
+ *
+ * Context: process context; may sleep.
+ * Return: as kwq_add(), and KWQ_ADD_ABSORBED under KWQ_POLICY_STRICT;
+ * -EINVAL for an unknown policy.
+ */
+int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy)
+{
+	might_sleep();
+	if (policy > KWQ_POLICY_STRICT)
+		return -EINVAL;
+	return kwq_add_common(q, key, len, 0, policy, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_policy);
+
+/**
+ * kwq_add_atomic() - add a key without sleeping
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ *
+ * Like kwq_add(), but allocates with GFP_ATOMIC, so it may fail with
+ * -ENOMEM under memory pressure; the failure is reported, never hidden.
+ *
+ * Context: process or softirq context, including soft hrtimer callbacks
+ * and with spinlocks held; not hard interrupt context.
+ * Return: as kwq_add().
+ */
+int kwq_add_atomic(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_add_common(q, key, len, 0, 0, GFP_ATOMIC | __GFP_NOWARN);
+}
+EXPORT_SYMBOL_GPL(kwq_add_atomic);
+
+/**
+ * kwq_add_after() - add a key once a delay has passed
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ * @delay_ns: delay; <= 0 is an add now (with @flags' policy); delays
+ *	beyond KWQ_DELAY_MAX_NS are clamped to it.
+ * @flags: KWQ_AFTER_REPLACE to replace an existing deadline (so a delay
+ *	can be postponed); without it the earliest deadline wins, as in
+ *	client-go. For @delay_ns <= 0, an enum kwq_wait_policy.
+ *
+ * Each key has at most one waiting entry, kept in deadline order; the
+ * queue's timer is armed for the earliest one. When a deadline comes the
+ * key is added as by kwq_add() (so a key still queued is not queued
+ * twice), in deadline order, ties in the order they were added.
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: an enum kwq_add_result (>= 0): KWQ_ADD_WAITING, _WAIT_KEPT or
+ * _WAIT_MOVED for a delay, the kwq_add() results otherwise; errors as
+ * kwq_add(), -EINVAL for unknown flags.
+ */
+int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags)
+{
+	might_sleep();
+	return kwq_add_common(q, key, len, delay_ns, flags, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_after);
+
+/*
+ * The frame of the small per-key calls: validate the key, look it up under
+ * the lock (NULL if unknown) and run @op, unless the queue was destroyed;
+ * free what @op retired once unlocked.
+ */
+static int kwq_with_key(struct kwq *q, const void *key, u32 len,
+			int (*op)(struct kwq *q, struct kwq_item *it, struct list_head *stale))
+{
+	LIST_HEAD(stale);
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	kwq_lock(q);
+	ret = q->dead ? -EIDRM : op(q, kwq_find_locked(q, key, len), &stale);
+	kwq_unlock(q);
+	kwq_free_stale(&stale);
+	return ret;
+}
+
+static int kwq_cancel_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	if (!it || !(it->state & KWQ_ITEM_WAITING))
+		return 0;
+	kwq_unwait_locked(q, it);
+	q->cancels++;
+	kwq_program_locked(q);
+	kwq_item_settle_locked(q, it, stale);
+	return 1;
+}
+
+static int kwq_forget_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	if (!it || !it->failures)
+		return 0;
+	it->failures = 0;
+	q->forgets++;
+	if (!it->state) {
+		kwq_st_unbackoff(q, it);
+		kwq_item_drop_locked(q, it, stale);
+	}
+	return 1;
+}
+
+static int kwq_num_requeues_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	return it ? it->failures : 0;
+}
+
+/**
+ * kwq_cancel() - remove a key's waiting entry
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * The key's other state (queued, processing) is not touched.
+ *
+ * Context: process or softirq context.
+ * Return: 1 if a waiting entry was removed, 0 if the key had none,
+ * -EINVAL for a bad key, -EIDRM if the queue was destroyed.
+ */
+int kwq_cancel(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_with_key(q, key, len, kwq_cancel_locked);
+}
+EXPORT_SYMBOL_GPL(kwq_cancel);
+
+/**
+ * kwq_add_rate_limited() - add a key after the delay its limiter gives
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ *
+ * client-go's AddRateLimited: asks the queue's limiter (struct
+ * kwq_ratelimit, chosen at creation) for a delay, which counts a failure
+ * for the key and takes a token from each bucket, then adds the key after
+ * that delay as kwq_add_after() does (the earliest deadline wins). Unlike
+ * client-go, an add that schedules nothing new (the key was already
+ * waiting for an earlier deadline, or already queued) gives its bucket
+ * tokens back.
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: an enum kwq_add_result (>= 0), errors as kwq_add().
+ */
+int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len)
+{
+	might_sleep();
+	return kwq_add_common(q, key, len, 0, KWQ_ADD_RATE_LIMITED, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
+
+/**
+ * kwq_forget() - clear a key's failure count
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * client-go's Forget, called when a key was processed successfully. The
+ * key's other state is not touched.
+ *
+ * Context: process or softirq context.
+ * Return: 1 if the key had failures, 0 if not, -EINVAL for a bad key,
+ * -EIDRM if the queue was destroyed.
+ */
+int kwq_forget(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_with_key(q, key, len, kwq_forget_locked);
+}
+EXPORT_SYMBOL_GPL(kwq_forget);
+
+/**
+ * kwq_num_requeues() - a key's failure count
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * client-go's NumRequeues: rate-limited adds since the last kwq_forget(),
+ * saturating at 524287. 0 for an unknown key, and for every key when the
+ * queue's limiter has only token buckets (which keep no per-key state).
+ *
+ * Context: process or softirq context.
+ * Return: the count, -EINVAL for a bad key, -EIDRM if destroyed.
+ */
+int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_with_key(q, key, len, kwq_num_requeues_locked);
+}
+EXPORT_SYMBOL_GPL(kwq_num_requeues);

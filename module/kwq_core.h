@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of the queue core share, and nothing else includes.
+ * They are layered, each calling only those below it:
+ *
+ *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
+ *   kwq_add.c      adds (now, after a delay, rate limited), cancel, forget
+ *   kwq_handout.c  get (one wait loop), done, requeue, done-and-get, leases
+ *   kwq_timer.c    the waiting set, the processing timeout, the one timer
+ *   kwq_wake.c     whom to wake after a change
+ *   kwq_record.c   records of keys, spares, the key table's resize worker
+ *   kwq_state.h    the states of a record and its transitions
+ *
+ * The one call up is the queue's reference count (kwq_get_ref(),
+ * kwq_put()), which the resize worker holds while it runs.
+ * Everything here is called with kwq.lock held unless it says otherwise.
+ */
+#ifndef _KWQ_CORE_H
+#define _KWQ_CORE_H
+
+#include <linux/ktime.h>
+#include <linux/sched/clock.h>
+
+#include "kwq_internal.h"
+
+/* A key as the calls below take it: its bytes and its hash, computed once. */
+struct kwq_lookup_key {
+	const void *key;
+	u32 len;
+	u32 hash;
+};
+
+static inline ktime_t kwq_clock_read(struct kwq *q)
+{
+	return q->clock ? q->clock->now(q->clock) : ktime_get();
+}
+
+/* The time of the current critical section; kwq.lock must be held. */
+static inline ktime_t kwq_now(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (!q->now_valid) {
+		q->now = kwq_clock_read(q);
+		q->now_valid = true;
+	}
+	return q->now;
+}
+
+/*
+ * The clock of kwq_item.stamp, which only ever measures durations (queue
+ * latency, work duration, time processing): local_clock(), the clock of
+ * the scheduler's and delay accounting's durations, a TSC read where
+ * ktime_get() may have to read a slow clocksource. Stamps are compared
+ * with CLOCK_MONOTONIC deadlines only under a processing timeout, and
+ * a test clock must drive everything: those queues stamp with kwq_now().
+ * Across CPUs local_clock() may differ slightly; durations are clamped
+ * at zero.
+ */
+static inline u64 kwq_stamp_now(struct kwq *q)
+{
+	if (q->clock || q->processing_timeout)
+		return ktime_to_ns(kwq_now(q));
+	lockdep_assert_held(&q->lock);
+	if (!q->stamp_valid) {
+		q->stamp_now = local_clock();
+		q->stamp_valid = true;
+	}
+	return q->stamp_now;
+}
+
+/* Nanoseconds from @stamp to @now (both kwq_stamp_now()), never negative. */
+static inline u64 kwq_elapsed(u64 now, u64 stamp)
+{
+	return now > stamp ? now - stamp : 0;
+}
+
+static inline u64 kwq_since_locked(struct kwq *q, u64 stamp)
+{
+	return kwq_elapsed(kwq_stamp_now(q), stamp);
+}
+
+/* kwq_record.c */
+void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 len);
+struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k);
+struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len);
+struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp);
+struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key *k,
+				     gfp_t gfp);
+void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
+void kwq_item_free(struct kwq_item *it);
+void kwq_records_free(struct kwq *q);
+void kwq_table_check_locked(struct kwq *q);
+bool kwq_evict_backoff_locked(struct kwq *q, struct list_head *stale);
+void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
+void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
+void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it);
+void kwq_free_stale(struct list_head *stale);
+void kwq_hist_observe(struct kwq_hist *h, u64 ns);
+void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head);
+int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready);
+void kwq_resize_work(struct work_struct *work);
+
+/* kwq_wake.c */
+bool kwq_drained_locked(const struct kwq *q);
+bool kwq_more_may_come_locked(const struct kwq *q);
+void kwq_wake(struct kwq *q, unsigned int ready_added);
+void kwq_wake_fast(struct kwq *q, unsigned int ready, bool slow);
+bool kwq_wake_slow_locked(const struct kwq *q);
+
+/* kwq_timer.c */
+void kwq_program_timer_locked(struct kwq *q, bool spent);
+void kwq_program_locked(struct kwq *q);
+void kwq_unwait_locked(struct kwq *q, struct kwq_item *it);
+void kwq_end_waiting_locked(struct kwq *q, bool flush, struct list_head *stale,
+			    unsigned int *ready);
+int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags);
+enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer);
+int kwq_sleep_until(ktime_t deadline, ktime_t wake_at);
+ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper);
+bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it);
+void kwq_give_back_locked(struct kwq *q, struct kwq_item *it);
+
+#endif /* _KWQ_CORE_H */

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq hand-outs: get (one loop for every consumer that waits), done,
+ * requeue, done-and-get, and leases. Each get stamps the record with a
+ * ticket; done, requeue and give-back act only on the hand-out they name.
+ */
+
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/wait.h>
+
+#include "kwq_compat.h"
+#include "kwq_core.h"
+#include "kwq_state.h"
+#include "kwq_trace.h"
+
+/*
+ * Hand out the oldest ready key, stamped with a new ticket (reported in
+ * @h with the queue latency, if @h is not NULL). Returns 0, -EAGAIN (may
+ * wait) or error.
+ */
+int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
+		    struct kwq_handout *h)
+{
+	struct kwq_item *it;
+	u64 latency, now;
+
+	if (q->dead)
+		return -EIDRM;
+	it = list_first_entry_or_null(&q->ready, struct kwq_item, ready);
+	if (!it)
+		return kwq_more_may_come_locked(q) ? -EAGAIN : -ESHUTDOWN;
+	*len = it->len;
+	if (it->len > cap)
+		return -EMSGSIZE;
+	kwq_st_take(q, it);
+	it->owner = lease ? lease->id : 0;
+	it->ticket = ++q->next_ticket;
+	now = kwq_stamp_now(q);
+	latency = kwq_elapsed(now, it->stamp);
+	kwq_hist_observe(&q->queue_latency, latency);
+	if (h) {
+		h->ticket = it->ticket;
+		h->latency_ns = latency;
+	}
+	trace_kwq_get(q->name, it->key, it->len, 0, latency);
+	it->stamp = now;
+	if (q->processing_timeout && q->n_processing == 1)
+		kwq_program_locked(q);
+	q->gets++;
+	kwq_key_copy(buf, it->key, it->len);
+	return 0;
+}
+
+static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
+			struct kwq_lease *lease, struct kwq_handout *h)
+{
+	int ret;
+
+	kwq_lock(q);
+	ret = kwq_take_locked(q, buf, cap, len, lease, h);
+	kwq_unlock(q);
+	return ret;
+}
+
+/**
+ * kwq_get_leased() - kwq_get() for a consumer that holds a lease
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @deadline: as for kwq_get().
+ * @lease: lease the key is handed to, or NULL for none.
+ * @h: set to the hand-out's ticket and queue latency, or NULL.
+ *
+ * Return: as kwq_get().
+ */
+int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		   struct kwq_lease *lease, struct kwq_handout *h)
+{
+	DEFINE_WAIT(wait);
+	bool keeper = false, slept = false;
+	int ret;
+
+	ret = kwq_try_take(q, buf, cap, len, lease, h);
+	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
+		return ret;
+
+	might_sleep();
+	/* Our own reference: the queue may be destroyed while we sleep. */
+	kwq_get_ref(q);
+	for (;;) {
+		ktime_t wake_at = kwq_consumer_timer(q, &keeper);
+
+		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
+		ret = kwq_try_take(q, buf, cap, len, lease, h);
+		if (ret != -EAGAIN)
+			break;
+		if (slept)
+			atomic64_inc(&q->consumer_wakes);
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		ret = kwq_sleep_until(deadline, wake_at);
+		if (ret)
+			break;
+		slept = true;
+	}
+	finish_wait(&q->get_wait, &wait);
+	if (keeper)
+		atomic_set_release(&q->timer_keeper, 0);
+	/* We may have consumed an exclusive wake-up meant for a key we left. */
+	if (ret)
+		kwq_wake(q, true);
+	kwq_put(q);
+	return ret;
+}
+
+/**
+ * kwq_get() - take the next key, waiting for one if needed
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @deadline: absolute CLOCK_MONOTONIC time to give up at; KWQ_NOWAIT
+ *	never blocks, KWQ_FOREVER has no timeout. See kwq_deadline_after().
+ *
+ * Keys come out in FIFO order and are marked processing until kwq_done().
+ * After kwq_shutdown() the keys still queued are handed out, and while any
+ * key is being processed the call waits, since that key may come back (a
+ * re-add during processing, a requeue, a processing timeout, a lease that
+ * ends); once nothing is queued or processing, -ESHUTDOWN is returned
+ * without blocking. Waiting is interruptible and exclusive: one add wakes
+ * one consumer.
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: 0 with the key in @buf, -EAGAIN (nothing ready, KWQ_NOWAIT),
+ * -ETIMEDOUT, -ERESTARTSYS (signal), -ESHUTDOWN, -EIDRM (destroyed while
+ * or before waiting), -EMSGSIZE (@cap too small; the key stays queued).
+ */
+int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline)
+{
+	return kwq_get_leased(q, buf, cap, len, deadline, NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_get);
+
+/**
+ * kwq_get_ticket() - kwq_get(), and the ticket of the hand-out
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @ticket: set to the hand-out's ticket on success: nonzero, never given
+ *	to another hand-out of @q. Pass it to kwq_done_ticket() or
+ *	kwq_requeue_ticket().
+ * @deadline: as for kwq_get().
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: as kwq_get().
+ */
+int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
+		   ktime_t deadline)
+{
+	struct kwq_handout h;
+	int ret = kwq_get_leased(q, buf, cap, len, deadline, NULL, &h);
+
+	if (!ret)
+		*ticket = h.ticket;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kwq_get_ticket);
+
+/*
+ * Find the hand-out the caller may end. @ticket, if not 0, names it: the
+ * key must be processing under that ticket. Without one, a lease (a
+ * /dev/kwq file) may end its own keys and unleased ones, whichever
+ * hand-out is live. A kernel caller (@lease NULL) may end any key, but
+ * must name the hand-out on a queue with a processing timeout, where a
+ * hand-out can be taken back and given to another worker.
+ */
+static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
+					     struct kwq_lease *lease, u64 ticket,
+					     struct kwq_item **itp)
+{
+	struct kwq_item *it;
+
+	if (q->dead)
+		return -EIDRM;
+	if (!ticket && !lease && q->processing_timeout)
+		return -EINVAL;
+	it = kwq_find_locked(q, key, len);
+	if (!it || !(it->state & KWQ_ITEM_PROCESSING))
+		return -ENOENT;
+	if (ticket ? it->ticket != ticket : lease && it->owner && it->owner != lease->id)
+		return -ENOENT;
+	*itp = it;
+	return 0;
+}
+
+/* One done with kwq.lock held; returns an enum kwq_done_result or error. */
+int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		    u64 ticket, struct kwq_unlocked_work *w)
+{
+	struct kwq_item *it;
+	u64 work;
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	ret = kwq_find_processing_locked(q, key, len, lease, ticket, &it);
+	if (ret)
+		return ret;
+	work = kwq_since_locked(q, it->stamp);
+	q->dones++;
+	kwq_hist_observe(&q->work_duration, work);
+	if (kwq_end_processing_locked(q, it)) {
+		q->requeues++;
+		kwq_ready_locked(q, it, false);
+		w->ready++;
+		ret = KWQ_DONE_REQUEUED;
+	} else {
+		ret = KWQ_DONE_FINISHED;
+	}
+	trace_kwq_done(q->name, it->key, it->len, ret, work);
+	kwq_item_settle_locked(q, it, &w->stale);
+	return ret;
+}
+
+/**
+ * kwq_done_leased() - kwq_done() on behalf of a lease
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @lease: the caller's lease, or NULL for kernel callers (any key).
+ * @ticket: the hand-out to end, or 0 (see kwq_find_processing_locked()).
+ *
+ * Return: as kwq_done_ticket(); -ENOENT also if another lease holds the key.
+ */
+int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		    u64 ticket)
+{
+	struct kwq_unlocked_work w;
+	int ret;
+
+	kwq_unlocked_work_init(&w);
+	kwq_lock(q);
+	ret = kwq_done_locked(q, key, len, lease, ticket, &w);
+	kwq_unlock_and_finish(q, &w);
+	return ret;
+}
+
+/**
+ * kwq_done() - end the processing of a key
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * A key that was added again while being processed is queued again.
+ * Unlike client-go, done of a key that is not being processed changes
+ * nothing (client-go queues a duplicate, kubernetes#79934). Names no
+ * hand-out: it ends the key's, whoever took it. On a queue with a
+ * processing timeout use kwq_done_ticket().
+ *
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
+ * Return: an enum kwq_done_result (>= 0), -ENOENT if the key is not being
+ * processed, -EINVAL for a bad key or a queue with a processing timeout,
+ * -EIDRM if the queue was destroyed.
+ */
+int kwq_done(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_done_leased(q, key, len, NULL, 0);
+}
+EXPORT_SYMBOL_GPL(kwq_done);
+
+/**
+ * kwq_done_ticket() - end one hand-out of a key
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @ticket: the ticket kwq_get_ticket() gave, or 0 to act as kwq_done().
+ *
+ * Like kwq_done(), but only if the key is still processing under
+ * @ticket: a worker whose key a processing timeout took back (and maybe
+ * gave to another worker) gets -ENOENT and changes nothing.
+ *
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
+ * Return: as kwq_done(); -ENOENT if @ticket is not the key's live hand-out.
+ */
+int kwq_done_ticket(struct kwq *q, const void *key, u32 len, u64 ticket)
+{
+	return kwq_done_leased(q, key, len, NULL, ticket);
+}
+EXPORT_SYMBOL_GPL(kwq_done_ticket);
+
+/**
+ * kwq_done_get_leased() - kwq_done_get() on behalf of leases
+ * @q: queue.
+ * @dkey: the key to end.
+ * @dlen: its length.
+ * @dticket: the hand-out of @dkey to end, or 0, as for kwq_done_leased().
+ * @done_result: set to the done's enum kwq_done_result once it succeeded.
+ * @buf: as for kwq_get().
+ * @cap: as for kwq_get().
+ * @len: as for kwq_get().
+ * @deadline: as for kwq_get().
+ * @done_lease: the lease ending @dkey, as for kwq_done_leased().
+ * @get_lease: the lease the next key goes to, or NULL for none.
+ * @h: set to the new hand-out's ticket and latency, or NULL.
+ *
+ * Return: as kwq_done_get().
+ */
+int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
+			int *done_result, void *buf, u32 cap, u32 *len, ktime_t deadline,
+			struct kwq_lease *done_lease, struct kwq_lease *get_lease,
+			struct kwq_handout *h)
+{
+	struct kwq_unlocked_work w;
+	int ret;
+
+	kwq_unlocked_work_init(&w);
+	kwq_lock(q);
+	ret = kwq_done_locked(q, dkey, dlen, done_lease, dticket, &w);
+	if (ret >= 0) {
+		*done_result = ret;
+		ret = kwq_take_locked(q, buf, cap, len, get_lease, h);
+		/* A key the done queued again may be the one just taken. */
+		if (!ret && w.ready)
+			w.ready--;
+	}
+	kwq_unlock_and_finish(q, &w);
+	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
+		return ret;
+	return kwq_get_leased(q, buf, cap, len, deadline, get_lease, h);
+}
+
+/**
+ * kwq_done_get() - end a key and take the next, the two calls of a worker
+ *	loop under one hold of the queue's lock
+ * @q: queue.
+ * @dkey: the key to end, as for kwq_done().
+ * @dlen: its length.
+ * @done_result: set to the done's enum kwq_done_result once it succeeded.
+ * @buf: where the next key is copied, as for kwq_get().
+ * @cap: size of @buf.
+ * @len: set to the next key's length (also on -EMSGSIZE).
+ * @deadline: as for kwq_get().
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: the done's error if it failed (then nothing changed and
+ * *@done_result is not set); else as kwq_get().
+ */
+int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
+		 void *buf, u32 cap, u32 *len, ktime_t deadline)
+{
+	return kwq_done_get_leased(q, dkey, dlen, 0, done_result, buf, cap, len, deadline,
+				   NULL, NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(kwq_done_get);
+
+/**
+ * kwq_requeue_leased() - kwq_requeue() on behalf of a lease
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @lease: the caller's lease, or NULL for kernel callers (any key).
+ * @ticket: the hand-out to give back, or 0, as for kwq_done_leased().
+ *
+ * Return: as kwq_requeue_ticket(); -ENOENT also if another lease holds it.
+ */
+int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+		       u64 ticket)
+{
+	struct kwq_item *it;
+	bool slow;
+	int ret;
+
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	kwq_lock(q);
+	ret = kwq_find_processing_locked(q, key, len, lease, ticket, &it);
+	if (!ret)
+		kwq_give_back_locked(q, it);
+	slow = kwq_wake_slow_locked(q);
+	kwq_unlock(q);
+	kwq_wake_fast(q, !ret, slow);
+	return ret;
+}
+
+/**
+ * kwq_requeue() - give a key back unprocessed
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * For a consumer that took a key it cannot process (its copy to user space
+ * failed, or its lease ended): the key goes back to the head of the queue
+ * and is handed out next. It ends the processing like kwq_done() but
+ * counts no done. Names no hand-out, like kwq_done().
+ *
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
+ * Return: 0, -ENOENT if the key is not being processed, -EINVAL for a bad
+ * key or a queue with a processing timeout, -EIDRM if the queue was
+ * destroyed.
+ */
+int kwq_requeue(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_requeue_leased(q, key, len, NULL, 0);
+}
+EXPORT_SYMBOL_GPL(kwq_requeue);
+
+/**
+ * kwq_requeue_ticket() - give one hand-out of a key back unprocessed
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @ticket: the ticket kwq_get_ticket() gave, or 0 to act as kwq_requeue().
+ *
+ * Context: process or softirq context, interrupts enabled (see kwq.h).
+ * Return: as kwq_requeue(); -ENOENT if @ticket is not the key's live
+ * hand-out.
+ */
+int kwq_requeue_ticket(struct kwq *q, const void *key, u32 len, u64 ticket)
+{
+	return kwq_requeue_leased(q, key, len, NULL, ticket);
+}
+EXPORT_SYMBOL_GPL(kwq_requeue_ticket);
+
+/**
+ * kwq_undeliverable() - give back a hand-out that could not be delivered
+ * @q: queue.
+ * @key: key bytes.
+ * @len: key length.
+ * @h: what the get reported.
+ *
+ * For /dev/kwq, whose copy of a key to user space can fail after the get
+ * (the caller's memory was unmapped meanwhile): the key goes back to the
+ * head of the queue, its queue latency running on from when it was
+ * queued. The get stays counted: counters never go down. Acts only on the
+ * hand-out @h names (a processing timeout may have given it away).
+ *
+ * Context: process or softirq context, interrupts enabled.
+ */
+void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h)
+{
+	struct kwq_item *it;
+	bool slow;
+	u64 queued_at;
+	int ret;
+
+	kwq_lock(q);
+	ret = kwq_find_processing_locked(q, key, len, NULL, h->ticket, &it);
+	if (!ret) {
+		queued_at = it->stamp - h->latency_ns;
+		kwq_give_back_locked(q, it);
+		it->stamp = queued_at;
+	}
+	slow = kwq_wake_slow_locked(q);
+	kwq_unlock(q);
+	kwq_wake_fast(q, !ret, slow);
+}
+
+/**
+ * kwq_lease_begin() - make a lease for a consumer of @q
+ * @q: queue.
+ * @lease: lease to set up.
+ *
+ * Context: process or softirq context.
+ */
+void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
+{
+	kwq_lock(q);
+	/* Zero means "no lease" in kwq_item.owner; 64 bits never wrap. */
+	lease->id = ++q->next_lease;
+	kwq_unlock(q);
+}
+
+/**
+ * kwq_lease_end() - give back every key a lease still holds
+ * @q: queue.
+ * @lease: lease whose consumer is gone (its file was closed: it exited,
+ *	crashed or was killed).
+ *
+ * The keys go back to the head of the queue in the order they were taken,
+ * so they are handed out next; none is lost, none stays stuck processing.
+ *
+ * Context: process or softirq context.
+ */
+void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
+{
+	struct kwq_item *it, *prev;
+	unsigned int ready = 0;
+	bool slow;
+
+	kwq_lock(q);
+	/*
+	 * kwq.busy is in the order keys were taken. From the newest back,
+	 * each to the head of the queue: the oldest ends up first.
+	 */
+	list_for_each_entry_safe_reverse(it, prev, &q->busy, ready) {
+		if (it->owner != lease->id)
+			continue;
+		trace_kwq_lease_return(q->name, it->key, it->len, 0,
+				       kwq_since_locked(q, it->stamp));
+		kwq_give_back_locked(q, it);
+		q->lease_requeues++;
+		ready++;
+	}
+	slow = kwq_wake_slow_locked(q);
+	kwq_unlock(q);
+	kwq_wake_fast(q, ready, slow);
+}

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwq records: the one record (struct kwq_item) of each key in a queue's
+ * key table, how records are made, kept as spares, retired and freed, the
+ * table's resize worker, and the transitions of kwq_state.h wrapped with
+ * the stamps and counters that go with them. Everything here runs under
+ * kwq.lock except allocation, freeing and the resize worker's unlocked
+ * steps. Calls nothing above it, except the queue's reference count.
+ */
+
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "kwq_compat.h"
+#include "kwq_core.h"
+#include "kwq_state.h"
+#include "kwq_key.h"
+
+/*
+ * Keys are hashed once per call (kwq_key_hash()) and the hash is kept in
+ * the record: inserting, removing and moving a record to a resized table
+ * do not hash its key again.
+ */
+static struct kwq_hash_secret kwq_hash_secret __read_mostly;
+
+void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 len)
+{
+	k->key = key;
+	k->len = len;
+	k->hash = kwq_key_hash(key, len, &kwq_hash_secret);
+}
+
+/* Resizes of key tables (kwq_resize_work()). */
+static struct workqueue_struct *kwq_resize_wq;
+
+/**
+ * kwq_key_valid() - whether a key may be stored
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * Return: true for a non-NULL key of 1 to KWQ_KEY_MAX bytes.
+ */
+bool kwq_key_valid(const void *key, u32 len)
+{
+	return key && len >= 1 && len <= KWQ_KEY_MAX;
+}
+
+struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k)
+{
+	lockdep_assert_held(&q->lock);
+	return kwq_table_find(&q->items, k->key, k->len, k->hash);
+}
+
+struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
+{
+	struct kwq_lookup_key k;
+
+	kwq_lookup_key_init(&k, key, len);
+	return kwq_find_key_locked(q, &k);
+}
+
+static struct kmem_cache *kwq_item_cache;
+
+static size_t kwq_item_alloc_size(u32 key_len)
+{
+	return struct_size((struct kwq_item *)NULL, key, key_len);
+}
+
+/**
+ * kwq_core_init() - set up what all queues share
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_core_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kwq_hash_secret.s); i++)
+		kwq_hash_secret.s[i] = get_random_u64() | 1;
+	kwq_resize_wq = alloc_workqueue("kwq_resize", WQ_UNBOUND, 0);
+	if (!kwq_resize_wq)
+		return -ENOMEM;
+	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
+					   0, SLAB_ACCOUNT, NULL);
+	if (!kwq_item_cache) {
+		destroy_workqueue(kwq_resize_wq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * kwq_core_exit() - tear down what kwq_core_init() set up
+ *
+ * Every queue must be gone.
+ */
+void kwq_core_exit(void)
+{
+	/* Pending resizes hold the last references of their queues. */
+	destroy_workqueue(kwq_resize_wq);
+	kmem_cache_destroy(kwq_item_cache);
+}
+
+/**
+ * kwq_item_bytes() - memory one key record takes
+ * @key_len: key length in bytes.
+ *
+ * For capacity planning: the slab object size of a record holding a key
+ * of @key_len bytes, excluding the key table's share (one pointer per
+ * bucket: 1 to 8 buckets per key, 2 to 4 after a resize).
+ *
+ * Context: any.
+ * Return: bytes.
+ */
+size_t kwq_item_bytes(u32 key_len)
+{
+	if (key_len <= KWQ_SMALL_KEY)
+		return kmem_cache_size(kwq_item_cache);
+	return kmalloc_size_roundup(kwq_item_alloc_size(key_len));
+}
+EXPORT_SYMBOL_GPL(kwq_item_bytes);
+
+void kwq_item_free(struct kwq_item *it)
+{
+	if (it->len <= KWQ_SMALL_KEY)
+		kmem_cache_free(kwq_item_cache, it);
+	else
+		kfree(it);
+}
+
+static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
+{
+	INIT_LIST_HEAD(&it->ready);
+	timerqueue_init(&it->wait);
+	it->state = 0;
+	it->ticket = 0;
+	it->owner = 0;
+	it->failures = 0;
+	it->len = k->len;
+	it->hash = k->hash;
+	kwq_key_copy(it->key, k->key, k->len);
+}
+
+struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
+{
+	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
+			      kmalloc(kwq_item_alloc_size(k->len), gfp);
+
+	if (it)
+		kwq_item_init(it, k);
+	return it;
+}
+
+/*
+ * A record for a new key: one of the queue's spare records if the key is
+ * small, else a new one (allocated with @gfp, which must not sleep here).
+ */
+struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key *k,
+				     gfp_t gfp)
+{
+	struct kwq_item *it;
+
+	if (k->len > KWQ_SMALL_KEY || !q->spare)
+		return kwq_item_new(k, gfp);
+	it = q->spare;
+	q->spare = it->hnext;
+	q->n_spare--;
+	kwq_item_init(it, k);
+	return it;
+}
+
+/*
+ * Retire an unhashed record: a small one is kept as a spare while the
+ * queue has fewer than KWQ_SPARE_MAX, else the caller frees it from @stale
+ * once unlocked. A queue whose keys come and go (every key of a cycle is
+ * new) then takes no trip through the slab allocator per key.
+ */
+void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
+			    struct list_head *stale)
+{
+	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
+		/* Out of the table, a record's chain link is free to use. */
+		it->hnext = q->spare;
+		q->spare = it;
+		q->n_spare++;
+	} else {
+		list_add(&it->ready, stale);
+	}
+}
+
+/* Schedule a resize; the worker holds a reference on the queue till done. */
+static void kwq_table_resize_locked(struct kwq *q)
+{
+	if (q->items.resizing || q->dead)
+		return;
+	q->items.resizing = true;
+	kwq_get_ref(q);
+	queue_work(kwq_resize_wq, &q->resize_work);
+}
+
+/* After an insert or a removal: resize the key table if its load calls for it. */
+void kwq_table_check_locked(struct kwq *q)
+{
+	if (unlikely(kwq_table_off_size(&q->items)))
+		kwq_table_resize_locked(q);
+}
+
+/*
+ * Resize the key table: allocate the new buckets unlocked, then move the
+ * old ones a step at a time, letting go of the lock in between so that a
+ * table of millions of keys never stops the queue for long.
+ */
+void kwq_resize_work(struct work_struct *work)
+{
+	struct kwq *q = container_of(work, struct kwq, resize_work);
+	struct kwq_item **buckets = NULL, **old = NULL;
+	bool again;
+	u32 bits;
+
+	kwq_lock(q);
+	bits = q->dead ? 0 : kwq_table_want_resize(&q->items);
+	kwq_unlock(q);
+	if (bits)
+		buckets = kwq_table_alloc(bits, q->gfp);
+
+	kwq_lock(q);
+	if (buckets && !q->dead) {
+		kwq_table_begin_resize(&q->items, buckets, bits);
+		buckets = NULL;
+		while (!kwq_table_move_step(&q->items)) {
+			kwq_unlock(q);
+			cond_resched();
+			kwq_lock(q);
+		}
+		old = kwq_table_end_resize(&q->items);
+	}
+	/*
+	 * The size was chosen before the allocation; if the keys outran it
+	 * meanwhile, go again, keeping the flag and the reference.
+	 */
+	again = bits && old && !q->dead && kwq_table_want_resize(&q->items);
+	if (!again)
+		q->items.resizing = false;
+	kwq_unlock(q);
+	kwq_table_free(buckets);
+	kwq_table_free(old);
+	if (again)
+		queue_work(kwq_resize_wq, &q->resize_work);
+	else
+		kwq_put(q);
+}
+
+/* Unhash a record and retire it. */
+void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
+{
+	kwq_table_remove(&q->items, it);
+	kwq_table_check_locked(q);
+	kwq_item_retire_locked(q, it, stale);
+}
+
+/* Forget the least recently active backoff-only record, if there is one. */
+bool kwq_evict_backoff_locked(struct kwq *q, struct list_head *stale)
+{
+	struct kwq_item *it = list_first_entry_or_null(&q->backoff, struct kwq_item, ready);
+
+	if (!it)
+		return false;
+	kwq_st_unbackoff(q, it);
+	q->backoff_evictions++;
+	kwq_item_drop_locked(q, it, stale);
+	return true;
+}
+
+/*
+ * A record just lost a state bit. With no state left it is dropped, or,
+ * if it still counts failures, kept as backoff-only at the tail of the
+ * backoff list, whose length is bounded (client-go's failure maps grow until
+ * Forget, kubernetes PR #138743).
+ */
+void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
+			    struct list_head *stale)
+{
+	if (it->state)
+		return;
+	if (!it->failures) {
+		kwq_item_drop_locked(q, it, stale);
+		return;
+	}
+	kwq_st_backoff(q, it);
+	while (q->n_backoff > q->max_backoff && kwq_evict_backoff_locked(q, stale))
+		;
+}
+
+/*
+ * A record is about to get state: if it is backoff-only, take it off the
+ * backoff list. (A fresh record has no state either, but is on no list.)
+ */
+void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
+{
+	if (it->state || list_empty(&it->ready))
+		return;
+	kwq_st_unbackoff(q, it);
+}
+
+void kwq_free_stale(struct list_head *stale)
+{
+	struct kwq_item *it, *next;
+
+	list_for_each_entry_safe(it, next, stale, ready)
+		kwq_item_free(it);
+}
+
+/* Upper bounds of the histogram buckets, in ns (the last is +Inf). */
+static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1] = {
+	10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000, 10000000000ULL,
+};
+
+void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	unsigned int i = 0;
+
+	while (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
+		i++;
+	h->count[i]++;
+	h->sum_ns += ns;
+}
+
+/* Queue a fresh (or only waiting) record; its queue latency starts now. */
+void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
+{
+	it->stamp = kwq_stamp_now(q);
+	kwq_st_queue(q, it, at_head);
+}
+
+/* Mark an existing record dirty; returns an enum kwq_add_result. */
+int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready)
+{
+	if (it->state & KWQ_ITEM_DIRTY) {
+		q->dedups++;
+		return KWQ_ADD_DUPLICATE;
+	}
+	q->adds++;
+	if (it->state & KWQ_ITEM_PROCESSING) {
+		kwq_st_defer(q, it);
+		return KWQ_ADD_DEFERRED;
+	}
+	kwq_ready_locked(q, it, false);
+	(*ready)++;
+	return KWQ_ADD_QUEUED;
+}
+
+/* Free every record of a queue nobody uses any more, the spares too. */
+void kwq_records_free(struct kwq *q)
+{
+	kwq_table_destroy(&q->items, kwq_item_free);
+	while (q->spare) {
+		struct kwq_item *it = q->spare;
+
+		q->spare = it->hnext;
+		kwq_item_free(it);
+	}
+}

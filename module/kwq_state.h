@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The states of a key's record, and the only code that moves a record
+ * between them: the transitions below are the only writers of
+ * kwq_item.state, of the record's list membership and of the queue's
+ * n_* counts. Included by the core's files only (kwq_core.h); kwq.lock
+ * held throughout.
+ *
+ *   state             bits              linked on (kwq_item.ready)  counted in
+ *   ----------------  ----------------  --------------------------  -------------------
+ *   spare             (off the table)   kwq.spare (via hnext)       kwq.n_spare
+ *   fresh             none, 0 failures  nothing                     kwq.items.n
+ *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
+ *   queued            DIRTY             kwq.ready, FIFO             kwq.n_queued
+ *   processing        PROCESSING        kwq.busy, oldest first      kwq.n_processing
+ *   processing+dirty  PROCESSING|DIRTY  kwq.busy                    n_processing and
+ *                                                                   n_dirty_processing
+ *   waiting           WAITING, with any of the above but spare and backoff-only:
+ *                     on kwq.waiting (kwq_item.wait), counted in kwq.n_waiting
+ *
+ *   fresh --queue--> queued --take--> processing --finish--> fresh
+ *                      ^                   |  defer (an add)      |
+ *                      |                   v                      |
+ *                      +--queue-- processing+dirty --finish-------+
+ *   fresh --backoff--> backoff-only --unbackoff--> fresh
+ *
+ * "fresh" lasts only inside one critical section: the caller then
+ * queues, waits, idles or drops the record. Every transition ends with
+ * kwq_st_check(), which on a kernel with lockdep checks in O(1) that the
+ * record's bits match its membership and that each count matches its
+ * list's emptiness.
+ */
+#ifndef _KWQ_STATE_H
+#define _KWQ_STATE_H
+
+#include <linux/bug.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/rbtree.h>
+#include <linux/timerqueue.h>
+
+#include "kwq_internal.h"
+
+#define KWQ_ITEM_WORK	(KWQ_ITEM_DIRTY | KWQ_ITEM_PROCESSING)
+
+static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
+{
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		return;
+	lockdep_assert_held(&q->lock);
+	WARN_ON_ONCE((it->state & KWQ_ITEM_WORK) && list_empty(&it->ready));
+	WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
+	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
+	WARN_ON_ONCE((q->n_queued == 0) != list_empty(&q->ready));
+	WARN_ON_ONCE((q->n_processing == 0) != list_empty(&q->busy));
+	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
+	WARN_ON_ONCE((q->n_waiting == 0) != !timerqueue_getnext(&q->waiting));
+	WARN_ON_ONCE(q->n_dirty_processing > q->n_processing);
+	WARN_ON_ONCE(q->n_queued + q->n_processing + q->n_backoff > q->items.n);
+}
+
+/* fresh (or waiting) -> queued, at the tail or, for a key given back, the head. */
+static inline void kwq_st_queue(struct kwq *q, struct kwq_item *it, bool at_head)
+{
+	it->state |= KWQ_ITEM_DIRTY;
+	if (at_head)
+		list_add(&it->ready, &q->ready);
+	else
+		list_add_tail(&it->ready, &q->ready);
+	q->n_queued++;
+	kwq_st_check(q, it);
+}
+
+/* processing -> processing+dirty: an add while the key is being processed. */
+static inline void kwq_st_defer(struct kwq *q, struct kwq_item *it)
+{
+	it->state |= KWQ_ITEM_DIRTY;
+	q->n_dirty_processing++;
+	kwq_st_check(q, it);
+}
+
+/* queued -> processing, at the tail of kwq.busy. */
+static inline void kwq_st_take(struct kwq *q, struct kwq_item *it)
+{
+	list_del(&it->ready);
+	q->n_queued--;
+	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
+	list_add_tail(&it->ready, &q->busy);
+	q->n_processing++;
+	kwq_st_check(q, it);
+}
+
+/* processing(+dirty) -> fresh (or waiting); returns whether it was dirty. */
+static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
+{
+	bool dirty = it->state & KWQ_ITEM_DIRTY;
+
+	list_del_init(&it->ready);
+	it->state &= ~KWQ_ITEM_WORK;
+	q->n_processing--;
+	if (dirty)
+		q->n_dirty_processing--;
+	kwq_st_check(q, it);
+	return dirty;
+}
+
+/* Give a record a waiting entry (it has none). */
+static inline void kwq_st_wait(struct kwq *q, struct kwq_item *it, ktime_t deadline)
+{
+	it->wait.expires = deadline;
+	timerqueue_add(&q->waiting, &it->wait);
+	it->state |= KWQ_ITEM_WAITING;
+	q->n_waiting++;
+	kwq_st_check(q, it);
+}
+
+/* Remove a record's waiting entry. */
+static inline void kwq_st_unwait(struct kwq *q, struct kwq_item *it)
+{
+	timerqueue_del(&q->waiting, &it->wait);
+	it->state &= ~KWQ_ITEM_WAITING;
+	q->n_waiting--;
+	kwq_st_check(q, it);
+}
+
+/* fresh, with failures -> backoff-only, the most recently active. */
+static inline void kwq_st_backoff(struct kwq *q, struct kwq_item *it)
+{
+	list_add_tail(&it->ready, &q->backoff);
+	q->n_backoff++;
+	kwq_st_check(q, it);
+}
+
+/* backoff-only -> fresh. */
+static inline void kwq_st_unbackoff(struct kwq *q, struct kwq_item *it)
+{
+	list_del_init(&it->ready);
+	q->n_backoff--;
+	kwq_st_check(q, it);
+}
+
+#endif /* _KWQ_STATE_H */
