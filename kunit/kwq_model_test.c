@@ -29,6 +29,7 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -47,6 +48,35 @@ MODULE_PARM_DESC(model_seeds, "kwq_model: number of random runs (seeds)");
 static unsigned int model_steps = 500;
 module_param(model_steps, uint, 0444);
 MODULE_PARM_DESC(model_steps, "kwq_model: operations per run");
+
+/*
+ * KUnit of 6.1 runs a module's suites when the module is COMING, before
+ * its parameters are parsed; read them from the module's argument string
+ * (later kernels run the suites after parsing: same values).
+ */
+static void mparams_apply(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		unsigned int *val;
+	} params[] = {
+		{ "model_seed=", &model_seed },
+		{ "model_seeds=", &model_seeds },
+		{ "model_steps=", &model_steps },
+	};
+	char *args = NULL, *rest, *tok;
+	u32 i;
+
+#ifdef MODULE
+	args = kstrdup(THIS_MODULE->args ?: "", GFP_KERNEL);
+#endif
+	for (rest = args; rest && (tok = strsep(&rest, " \t\n")); )
+		for (i = 0; i < ARRAY_SIZE(params); i++)
+			if (str_has_prefix(tok, params[i].name) &&
+			    kstrtouint(tok + strlen(params[i].name), 0, params[i].val))
+				KUNIT_FAIL(test, "bad module parameter %s", tok);
+	kfree(args);
+}
 
 /* The key universe: lengths 1 to KWQ_KEY_MAX, two of length 2 ("k\0", "kX"). */
 #define MKEYS		8
@@ -1260,17 +1290,21 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		return !r->failed;
 	switch (op->type) {
 	case MOP_ADD_POLICY:
+		n = snprintf(r->line, sizeof(r->line), "add_policy k%u policy=%u", op->key,
+			     op->arg);
+		break;
 	case MOP_DRAIN:
-		n = snprintf(r->line, sizeof(r->line), "%s k%u arg=%u", mop_name[op->type],
-			     op->key, op->arg);
+		n = snprintf(r->line, sizeof(r->line), "drain flags=%#x", op->arg);
 		break;
 	case MOP_ADD_AFTER:
 		n = snprintf(r->line, sizeof(r->line), "add_after k%u delay=%lld flags=%#x",
 			     op->key, (long long)delay, op->arg);
 		break;
 	case MOP_GET:
-		n = snprintf(r->line, sizeof(r->line), "%s cap=%u -> k%u", op->api ?
-			     "get_ticket" : "get", op->arg, want == 0 ? i : MKEYS);
+		n = snprintf(r->line, sizeof(r->line), "%s cap=%u", op->api ? "get_ticket" : "get",
+			     op->arg);
+		if (want == 0)
+			n += scnprintf(r->line + n, sizeof(r->line) - n, " -> k%u", i);
 		break;
 	case MOP_DONE:
 	case MOP_REQUEUE:
@@ -1713,6 +1747,7 @@ static void kwq_model_test_random(struct kunit *test)
 	ktime_t start = ktime_get();
 	u32 s;
 
+	mparams_apply(test);
 	if (mcase_init(&c, test, max(model_steps, 1U))) {
 		mcase_exit(&c);
 		KUNIT_FAIL(test, "out of memory");
