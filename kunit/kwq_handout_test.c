@@ -16,7 +16,6 @@
 #include "kwq_pool.h"
 #include "kwq_fake_clock.h"
 
-#define MS(n)	((s64)(n) * NSEC_PER_MSEC)
 
 static int get_nowait(struct kwq *q, const char *want)
 {

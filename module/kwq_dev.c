@@ -8,9 +8,10 @@
  * producers and consumers in separate processes meet by name.
  *
  * Access: the file's open mode selects the rights, checked against the
- * queue's owner and mode like SysV IPC: read to consume (get, done),
- * write to produce and to shut down. Destroy needs the owner or
- * CAP_SYS_ADMIN.
+ * queue's owner and mode like SysV IPC when it attaches: read to consume
+ * (get, done), write to produce and to shut down. Destroy needs the owner
+ * or CAP_SYS_ADMIN. Every command's needs are one line of kwq_cmds[],
+ * checked in one place, kwq_cmd_allowed().
  *
  * Leases: keys a file takes are leased to it (struct kwq_lease); closing
  * the file, however the process ended, puts them back at the head of the
@@ -23,6 +24,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -65,23 +67,6 @@ static int kwq_name_from(const u8 *raw, char *name)
 		return -EINVAL;
 	memcpy(name, raw, KWQ_NAME_MAX);
 	return kwq_name_valid(name) ? 0 : -EINVAL;
-}
-
-/**
- * kwq_deadline_from() - the deadline of a call from user space
- * @deadline_ns: the call's absolute CLOCK_MONOTONIC deadline, or
- *	KWQ_DEADLINE_NOWAIT.
- * @file: the /dev/kwq file (O_NONBLOCK never waits).
- *
- * Return: a deadline for kwq_get() or kwq_shutdown_drain().
- */
-ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
-{
-	if (deadline_ns == KWQ_DEADLINE_NOWAIT || (file->f_flags & O_NONBLOCK))
-		return KWQ_NOWAIT;
-	if (deadline_ns >= (u64)KTIME_MAX)
-		return KWQ_FOREVER;
-	return ns_to_ktime(deadline_ns);
 }
 
 /* Pass a wake-up of the queue's consumers on to the file's early pollers. */
@@ -212,21 +197,6 @@ static long kwq_ioc_open(struct file *file, struct kwq_file *kf, void __user *ua
 unlock:
 	mutex_unlock(&kf->attach_lock);
 	return ret;
-}
-
-/**
- * kwq_key_from() - copy in a key from user memory
- * @key: a buffer with room for @len bytes (a key buffer, or a batch chunk).
- * @ptr: the user address of the key.
- * @len: its length.
- *
- * Return: 0, -EINVAL for a length out of 1..KWQ_KEY_MAX, -EFAULT.
- */
-int kwq_key_from(u8 *key, u64 ptr, u32 len)
-{
-	if (len < 1 || len > KWQ_KEY_MAX)
-		return -EINVAL;
-	return kwq_key_copy_in(key, u64_to_user_ptr(ptr), len);
 }
 
 enum kwq_key_cmd {
@@ -475,102 +445,168 @@ static long kwq_ioc_stats(struct kwq *q, void __user *uarg)
 	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
 }
 
-/* Commands that need a queue attached to the file. */
-static bool kwq_queue_cmd(unsigned int cmd)
-{
-	switch (cmd) {
-	case KWQ_IOC_DESTROY:
-	case KWQ_IOC_ADD:
-	case KWQ_IOC_GET:
-	case KWQ_IOC_DONE:
-	case KWQ_IOC_ADD_AFTER:
-	case KWQ_IOC_CANCEL:
-	case KWQ_IOC_ADD_BATCH:
-	case KWQ_IOC_GET_BATCH:
-	case KWQ_IOC_DONE_BATCH:
-	case KWQ_IOC_DONE_GET:
-	case KWQ_IOC_ADD_RATE_LIMITED:
-	case KWQ_IOC_FORGET:
-	case KWQ_IOC_NUM_REQUEUES:
-	case KWQ_IOC_SHUTDOWN:
-	case KWQ_IOC_DRAIN:
-	case KWQ_IOC_STATS:
-		return true;
-	}
-	return false;
-}
-
-static long kwq_queue_ioctl(struct file *file, struct kwq_file *kf, unsigned int cmd,
+static long kwq_run_version(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			    void __user *uarg)
 {
-	struct kwq *q = kf->q;
-	bool may_read = file->f_mode & FMODE_READ;
-	bool may_write = file->f_mode & FMODE_WRITE;
+	return kwq_ioc_version(uarg);
+}
 
-	switch (cmd) {
-	case KWQ_IOC_DESTROY:
-		if (!kwq_is_owner(q))
-			return -EPERM;
-		kwq_kill(q);
+static long kwq_run_create(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			   void __user *uarg)
+{
+	return kwq_ioc_create(kf, uarg);
+}
+
+static long kwq_run_open(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
+{
+	return kwq_ioc_open(file, kf, uarg);
+}
+
+static long kwq_run_list(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
+{
+	return kwq_ioc_list(uarg);
+}
+
+static long kwq_run_destroy(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			    void __user *uarg)
+{
+	kwq_kill(kf->q);
+	return 0;
+}
+
+static long kwq_run_key(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			void __user *uarg)
+{
+	static const enum kwq_key_cmd ops[] = {
+		[_IOC_NR(KWQ_IOC_ADD)] = KWQ_KEY_ADD,
+		[_IOC_NR(KWQ_IOC_DONE)] = KWQ_KEY_DONE,
+		[_IOC_NR(KWQ_IOC_CANCEL)] = KWQ_KEY_CANCEL,
+		[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = KWQ_KEY_ADD_RATE_LIMITED,
+		[_IOC_NR(KWQ_IOC_FORGET)] = KWQ_KEY_FORGET,
+		[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = KWQ_KEY_NUM_REQUEUES,
+	};
+
+	return kwq_ioc_key_op(kf, uarg, ops[_IOC_NR(cmd)]);
+}
+
+static long kwq_run_add_after(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			      void __user *uarg)
+{
+	return kwq_ioc_add_after(kf->q, uarg);
+}
+
+static long kwq_run_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			void __user *uarg)
+{
+	return kwq_ioc_get(file, kf, uarg);
+}
+
+static long kwq_run_done_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			     void __user *uarg)
+{
+	return kwq_ioc_done_get(file, kf, uarg);
+}
+
+static long kwq_run_shutdown(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			     void __user *uarg)
+{
+	kwq_shutdown(kf->q);
+	return 0;
+}
+
+static long kwq_run_drain(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
+{
+	return kwq_ioc_drain(file, kf->q, uarg);
+}
+
+static long kwq_run_stats(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
+{
+	return kwq_ioc_stats(kf->q, uarg);
+}
+
+/* What a command needs before it runs (kwq_cmd.need). */
+#define KWQ_NEED_QUEUE	BIT(0)	/* the file is attached to a queue, else -EBADFD */
+#define KWQ_NEED_READ	BIT(1)	/* the file was opened for reading, else -EBADF */
+#define KWQ_NEED_WRITE	BIT(2)	/* the file was opened for writing, else -EBADF */
+#define KWQ_NEED_OWNER	BIT(3)	/* the queue's owner or CAP_SYS_ADMIN, else -EPERM */
+
+/**
+ * struct kwq_cmd - one ioctl of /dev/kwq: the access matrix and the handler
+ * @cmd: the full command number; another size or direction is -ENOTTY.
+ * @need: KWQ_NEED_* rights, checked in kwq_ioctl() and nowhere else.
+ * @run: the handler; kwq_file.q is set when @need has KWQ_NEED_QUEUE.
+ */
+struct kwq_cmd {
+	unsigned int cmd;
+	unsigned int need;
+	long (*run)(struct file *file, struct kwq_file *kf, unsigned int cmd, void __user *uarg);
+};
+
+#define KWQ_Q	KWQ_NEED_QUEUE
+#define KWQ_QR	(KWQ_NEED_QUEUE | KWQ_NEED_READ)
+#define KWQ_QW	(KWQ_NEED_QUEUE | KWQ_NEED_WRITE)
+
+static const struct kwq_cmd kwq_cmds[] = {
+	[_IOC_NR(KWQ_IOC_VERSION)] = { KWQ_IOC_VERSION, 0, kwq_run_version },
+	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, 0, kwq_run_create },
+	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, 0, kwq_run_open },
+	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, 0, kwq_run_list },
+	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, KWQ_Q | KWQ_NEED_OWNER, kwq_run_destroy },
+	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_ADD_AFTER)] = { KWQ_IOC_ADD_AFTER, KWQ_QW, kwq_run_add_after },
+	[_IOC_NR(KWQ_IOC_CANCEL)] = { KWQ_IOC_CANCEL, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = { KWQ_IOC_ADD_RATE_LIMITED, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_ADD_BATCH)] = { KWQ_IOC_ADD_BATCH, KWQ_QW, kwq_ioc_batch },
+	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, KWQ_QR, kwq_run_get },
+	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, KWQ_QR, kwq_run_done_get },
+	[_IOC_NR(KWQ_IOC_GET_BATCH)] = { KWQ_IOC_GET_BATCH, KWQ_QR, kwq_ioc_batch },
+	[_IOC_NR(KWQ_IOC_DONE_BATCH)] = { KWQ_IOC_DONE_BATCH, KWQ_QR, kwq_ioc_batch },
+	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, KWQ_QR, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = { KWQ_IOC_NUM_REQUEUES, KWQ_Q, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = { KWQ_IOC_SHUTDOWN, KWQ_QW, kwq_run_shutdown },
+	[_IOC_NR(KWQ_IOC_DRAIN)] = { KWQ_IOC_DRAIN, KWQ_QW, kwq_run_drain },
+	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, KWQ_Q, kwq_run_stats },
+};
+
+/* The one place that decides whether the caller may run @c on @file. */
+static long kwq_cmd_allowed(const struct kwq_cmd *c, struct file *file, struct kwq_file *kf)
+{
+	struct kwq *q;
+
+	if (!(c->need & KWQ_NEED_QUEUE))
 		return 0;
-	case KWQ_IOC_ADD:
-		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD) : -EBADF;
-	case KWQ_IOC_ADD_AFTER:
-		return may_write ? kwq_ioc_add_after(q, uarg) : -EBADF;
-	case KWQ_IOC_CANCEL:
-		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_CANCEL) : -EBADF;
-	case KWQ_IOC_ADD_BATCH:
-		return may_write ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
-	case KWQ_IOC_ADD_RATE_LIMITED:
-		return may_write ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD_RATE_LIMITED) : -EBADF;
-	case KWQ_IOC_FORGET:
-		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_FORGET) : -EBADF;
-	case KWQ_IOC_NUM_REQUEUES:
-		return kwq_ioc_key_op(kf, uarg, KWQ_KEY_NUM_REQUEUES);
-	case KWQ_IOC_GET:
-		return may_read ? kwq_ioc_get(file, kf, uarg) : -EBADF;
-	case KWQ_IOC_GET_BATCH:
-	case KWQ_IOC_DONE_BATCH:
-		return may_read ? kwq_ioc_batch(file, kf, cmd, uarg) : -EBADF;
-	case KWQ_IOC_DONE:
-		return may_read ? kwq_ioc_key_op(kf, uarg, KWQ_KEY_DONE) : -EBADF;
-	case KWQ_IOC_DONE_GET:
-		return may_read ? kwq_ioc_done_get(file, kf, uarg) : -EBADF;
-	case KWQ_IOC_SHUTDOWN:
-		if (!may_write)
-			return -EBADF;
-		kwq_shutdown(q);
-		return 0;
-	case KWQ_IOC_DRAIN:
-		return may_write ? kwq_ioc_drain(file, q, uarg) : -EBADF;
-	case KWQ_IOC_STATS:
-		return kwq_ioc_stats(q, uarg);
-	}
-	return -ENOTTY;
+	q = kwq_file_queue(kf);
+	if (!q)
+		return -EBADFD;
+	if ((c->need & KWQ_NEED_OWNER) && !kwq_is_owner(q))
+		return -EPERM;
+	if ((c->need & KWQ_NEED_READ) && !(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if ((c->need & KWQ_NEED_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	return 0;
 }
 
 static long kwq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct kwq_file *kf = file->private_data;
-	void __user *uarg = (void __user *)arg;
-	struct kwq *q;
+	const struct kwq_cmd *c;
+	long ret;
 
-	switch (cmd) {
-	case KWQ_IOC_VERSION:
-		return kwq_ioc_version(uarg);
-	case KWQ_IOC_CREATE:
-		return kwq_ioc_create(kf, uarg);
-	case KWQ_IOC_OPEN:
-		return kwq_ioc_open(file, kf, uarg);
-	case KWQ_IOC_LIST:
-		return kwq_ioc_list(uarg);
-	}
-	if (!kwq_queue_cmd(cmd))
+	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC || _IOC_NR(cmd) >= ARRAY_SIZE(kwq_cmds))
 		return -ENOTTY;
-	q = kwq_file_queue(kf);
-	if (!q)
-		return -EBADFD;
-	return kwq_queue_ioctl(file, kf, cmd, uarg);
+	c = &kwq_cmds[array_index_nospec(_IOC_NR(cmd), ARRAY_SIZE(kwq_cmds))];
+	if (!c->run || c->cmd != cmd)
+		return -ENOTTY;
+	ret = kwq_cmd_allowed(c, file, kf);
+	if (ret)
+		return ret;
+	return c->run(file, kf, cmd, (void __user *)arg);
 }
 
 static __poll_t kwq_poll(struct file *file, poll_table *wait)

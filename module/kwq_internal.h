@@ -226,6 +226,8 @@ extern unsigned int kwq_max_backoff_keys;
 int kwq_core_init(void);
 void kwq_core_exit(void);
 bool kwq_key_valid(const void *key, u32 len);
+struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr);
+void kwq_queue_end(struct kwq *q);
 void kwq_kill(struct kwq *q);
 bool kwq_readable(struct kwq *q);
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease);
@@ -367,8 +369,6 @@ struct kwq_chunk;
 /* kwq_dev.c */
 int kwq_dev_init(void);
 void kwq_dev_exit(void);
-ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file);
-int kwq_key_from(u8 *key, u64 ptr, u32 len);
 
 /* kwq_dev_batch.c */
 long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,

@@ -306,29 +306,21 @@ static bool kwq_rl_max_fast_too_big(const struct kwq_ratelimit *rl)
 }
 
 /**
- * kwq_create() - make a queue
- * @name: name under which kwq_lookup() and user programs find the queue,
- *	or NULL for an anonymous queue. 1 to KWQ_NAME_MAX - 1 characters from
- *	[A-Za-z0-9._-], not starting with '.'.
+ * kwq_queue_new() - make a queue, not registered under its name yet
+ * @name: the queue's name (valid, see kwq_name_valid()), or NULL.
  * @attr: settings, or NULL for the defaults (root-owned, mode 0600).
  *
- * A named queue stays registered until kwq_destroy() or until kwq is
- * unloaded, whoever made it.
- *
  * Context: process context; may sleep.
- * Return: the queue with one reference for the caller, or ERR_PTR():
- * -EINVAL (bad name, policy or limiter), -EEXIST (name taken), -ENOSPC (max_queues named
- * queues exist), -ENOMEM.
+ * Return: the queue with one reference, or ERR_PTR(): -EINVAL (bad
+ * policy or limiter), -ENOMEM.
  */
-struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
+struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 {
 	const struct kwq_ratelimit *rl;
 	struct kwq *q;
 	int ret;
 
 	might_sleep();
-	if (name && !kwq_name_valid(name))
-		return ERR_PTR(-EINVAL);
 	q = kzalloc(sizeof(*q), attr && attr->account ? GFP_KERNEL_ACCOUNT : GFP_KERNEL);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
@@ -374,35 +366,25 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		kfree(q);
 		return ERR_PTR(ret);
 	}
-	if (name) {
-		ret = kwq_registry_add(q);
-		if (ret) {
-			kwq_put(q);
-			return ERR_PTR(ret);
-		}
-	}
 	return q;
 invalid:
 	kfree(q);
 	return ERR_PTR(-EINVAL);
 }
-EXPORT_SYMBOL_GPL(kwq_create);
 
 /**
- * kwq_kill() - destroy a queue but keep the caller's reference
- * @q: queue.
+ * kwq_queue_end() - mark a queue destroyed, keeping the caller's reference
+ * @q: queue, already out of the registry (kwq_kill()).
  *
- * Removes the name, marks the queue destroyed (every operation then fails
- * with -EIDRM) and wakes all waiters; they hold their own references, so
- * the memory outlives them. Idempotent.
+ * Every operation then fails with -EIDRM; waiters are woken and leave,
+ * holding their own references, so the memory outlives them. Idempotent.
  *
  * Context: process context.
  */
-void kwq_kill(struct kwq *q)
+void kwq_queue_end(struct kwq *q)
 {
 	LIST_HEAD(stale);
 
-	kwq_registry_del(q);
 	kwq_lock(q);
 	q->dead = true;
 	q->shutting_down = true;
@@ -412,20 +394,3 @@ void kwq_kill(struct kwq *q)
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
 }
-
-/**
- * kwq_destroy() - destroy a queue and drop the caller's reference
- * @q: queue.
- *
- * Waiters in kwq_get() and kwq_shutdown_drain() return -EIDRM; later calls
- * through other references fail with -EIDRM; the name is free for reuse.
- * Keys still queued or processing are discarded.
- *
- * Context: process context; may sleep.
- */
-void kwq_destroy(struct kwq *q)
-{
-	kwq_kill(q);
-	kwq_put(q);
-}
-EXPORT_SYMBOL_GPL(kwq_destroy);

@@ -4,13 +4,16 @@
  * modules (kwq_create(), kwq_lookup()) and user programs (/dev/kwq).
  *
  * The registry holds one reference on each named queue; kwq_kill() drops
- * it. Queue counts are small (max_queues), so a list under a mutex is
+ * it. It sits above the queue core: kwq_create() makes a queue there and
+ * then names it, kwq_kill() takes the name away and then ends the queue.
+ * Queue counts are small (max_queues), so a list under a mutex is
  * enough: lookups happen on open, not per key.
  */
 
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
 
@@ -125,6 +128,41 @@ void kwq_registry_del(struct kwq *q)
 }
 
 /**
+ * kwq_create() - make a queue
+ * @name: name under which kwq_lookup() and user programs find the queue,
+ *	or NULL for an anonymous queue. 1 to KWQ_NAME_MAX - 1 characters from
+ *	[A-Za-z0-9._-], not starting with '.'.
+ * @attr: settings, or NULL for the defaults (root-owned, mode 0600).
+ *
+ * A named queue stays registered until kwq_destroy() or until kwq is
+ * unloaded, whoever made it.
+ *
+ * Context: process context; may sleep.
+ * Return: the queue with one reference for the caller, or ERR_PTR():
+ * -EINVAL (bad name, policy or limiter), -EEXIST (name taken), -ENOSPC (max_queues named
+ * queues exist), -ENOMEM.
+ */
+struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
+{
+	struct kwq *q;
+	int ret;
+
+	might_sleep();
+	if (name && !kwq_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	q = kwq_queue_new(name, attr);
+	if (IS_ERR(q) || !name)
+		return q;
+	ret = kwq_registry_add(q);
+	if (ret) {
+		kwq_put(q);
+		return ERR_PTR(ret);
+	}
+	return q;
+}
+EXPORT_SYMBOL_GPL(kwq_create);
+
+/**
  * kwq_lookup() - find a named queue
  * @name: queue name.
  *
@@ -191,3 +229,36 @@ void kwq_registry_kill_all(void)
 		kwq_destroy(q);
 	}
 }
+
+/**
+ * kwq_kill() - destroy a queue but keep the caller's reference
+ * @q: queue.
+ *
+ * Removes the name, marks the queue destroyed (every operation then fails
+ * with -EIDRM) and wakes all waiters; they hold their own references, so
+ * the memory outlives them. Idempotent.
+ *
+ * Context: process context.
+ */
+void kwq_kill(struct kwq *q)
+{
+	kwq_registry_del(q);
+	kwq_queue_end(q);
+}
+
+/**
+ * kwq_destroy() - destroy a queue and drop the caller's reference
+ * @q: queue.
+ *
+ * Waiters in kwq_get() and kwq_shutdown_drain() return -EIDRM; later calls
+ * through other references fail with -EIDRM; the name is free for reuse.
+ * Keys still queued or processing are discarded.
+ *
+ * Context: process context; may sleep.
+ */
+void kwq_destroy(struct kwq *q)
+{
+	kwq_kill(q);
+	kwq_put(q);
+}
+EXPORT_SYMBOL_GPL(kwq_destroy);

@@ -19,6 +19,7 @@
 #define _KWQ_UACCESS_H
 
 #include <linux/build_bug.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/uaccess.h>
 #include "kwq_unaligned.h"
@@ -107,6 +108,38 @@ static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32
 	if (WARN_ON_ONCE(len > KWQ_KEY_MAX))
 		return -EINVAL;
 	return kwq_copy_out(dst, src, len);
+}
+
+/**
+ * kwq_deadline_from() - the deadline of a call from user space
+ * @deadline_ns: the call's absolute CLOCK_MONOTONIC deadline, or
+ *	KWQ_DEADLINE_NOWAIT.
+ * @file: the /dev/kwq file (O_NONBLOCK never waits).
+ *
+ * Return: a deadline for kwq_get() or kwq_shutdown_drain().
+ */
+static inline ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
+{
+	if (deadline_ns == KWQ_DEADLINE_NOWAIT || (file->f_flags & O_NONBLOCK))
+		return KWQ_NOWAIT;
+	if (deadline_ns >= (u64)KTIME_MAX)
+		return KWQ_FOREVER;
+	return ns_to_ktime(deadline_ns);
+}
+
+/**
+ * kwq_key_from() - copy in a key from user memory
+ * @key: a buffer with room for @len bytes (a key buffer, or a batch chunk).
+ * @ptr: the user address of the key.
+ * @len: its length.
+ *
+ * Return: 0, -EINVAL for a length out of 1..KWQ_KEY_MAX, -EFAULT.
+ */
+static inline int kwq_key_from(u8 *key, u64 ptr, u32 len)
+{
+	if (len < 1 || len > KWQ_KEY_MAX)
+		return -EINVAL;
+	return kwq_key_copy_in(key, u64_to_user_ptr(ptr), len);
 }
 
 #endif /* _KWQ_UACCESS_H */
