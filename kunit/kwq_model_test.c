@@ -123,13 +123,13 @@ enum mop_type {
 	MOP_ADD, MOP_ADD_ATOMIC, MOP_ADD_POLICY, MOP_ADD_AFTER, MOP_CANCEL,
 	MOP_ADD_RL, MOP_FORGET, MOP_NUM_REQUEUES, MOP_GET, MOP_DONE, MOP_REQUEUE,
 	MOP_DONE_GET, MOP_STEP, MOP_BAD_KEY, MOP_SHUTDOWN, MOP_DRAIN, MOP_ADD_BATCH,
-	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_NR
+	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_NR
 };
 
 static const char * const mop_name[MOP_NR] = {
 	"add", "add_atomic", "add_policy", "add_after", "cancel", "add_rate_limited",
 	"forget", "num_requeues", "get", "done", "requeue", "done_get", "step",
-	"bad_key", "shutdown", "drain", "add_batch", "get_batch", "done_batch",
+	"bad_key", "shutdown", "drain", "add_batch", "get_batch", "done_batch", "destroy",
 };
 
 /* Per mille, roughly; shutdown and drain are rare so runs live a while. */
@@ -184,9 +184,9 @@ struct mkey {
 };
 
 /* Coverage: outcomes per operation, summed over a test case. */
-#define MSLOTS		16
+#define MSLOTS		17
 static const int mslot_errno[] = {
-	EINVAL, ENOENT, ENOSPC, ESHUTDOWN, EAGAIN, EMSGSIZE, ETIMEDOUT,
+	EINVAL, ENOENT, ENOSPC, ESHUTDOWN, EAGAIN, EMSGSIZE, ETIMEDOUT, EIDRM,
 };
 
 struct mcov {
@@ -215,6 +215,8 @@ struct mrun {
 	u8 ready[MKEYS];	/* the ready list, head first */
 	u32 nready;
 	bool shut;
+	bool dead;		/* destroyed, through a reference of our own */
+	u32 gen_left;		/* steps left to generate */
 	s64 now;
 	u64 seq;
 	u64 last_ticket;	/* highest ticket seen */
@@ -788,6 +790,7 @@ static int mrun_begin(struct mrun *r)
 	memset(r->k, 0, sizeof(r->k));
 	r->nready = 0;
 	r->shut = false;
+	r->dead = false;
 	r->seq = 0;
 	r->last_ticket = 0;
 	r->lat_sum = 0;
@@ -821,7 +824,9 @@ static int mrun_begin(struct mrun *r)
 
 static void mrun_end(struct mrun *r)
 {
-	if (r->q)
+	if (r->q && r->dead)
+		kwq_put(r->q);
+	else if (r->q)
 		kwq_destroy(r->q);
 	r->q = NULL;
 }
@@ -1088,6 +1093,116 @@ static int mget_batch(struct mrun *r, const struct mop *op, int *got)
 	return ret;
 }
 
+/*
+ * After kwq_destroy(), through another reference: every call with valid
+ * arguments fails with -EIDRM (kwq-core.rst), the queue reports itself
+ * destroyed and shutting down, and it wants no timer any more (kwq.h).
+ */
+static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
+{
+	const u8 *key = mkey_bytes[op->key];
+	u32 len = mkey_len[op->key], glen, e, n = max_t(u32, op->arg, 1);
+	struct kwq_key keys[MBATCH + 1];
+	u32 res[MBATCH + 1];
+	int got = -EIDRM, dr = -1;
+	u64 ticket = 0;
+	char a[24];
+
+	for (e = 0; e <= MBATCH; e++)
+		mbatch_key(&keys[e], op->key);
+	n = min_t(u32, n, MBATCH);
+	switch (op->type) {
+	case MOP_ADD:
+		got = kwq_add(r->q, key, len);
+		break;
+	case MOP_ADD_ATOMIC:
+		got = kwq_add_atomic(r->q, key, len);
+		break;
+	case MOP_ADD_POLICY:
+		got = kwq_add_policy(r->q, key, len, op->arg & KWQ_ADD_POLICY_MASK);
+		break;
+	case MOP_ADD_AFTER:
+		got = kwq_add_after(r->q, key, len, op->val,
+				    op->arg & (KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE));
+		break;
+	case MOP_CANCEL:
+		got = kwq_cancel(r->q, key, len);
+		break;
+	case MOP_ADD_RL:
+		got = kwq_add_rate_limited(r->q, key, len);
+		break;
+	case MOP_FORGET:
+		got = kwq_forget(r->q, key, len);
+		break;
+	case MOP_NUM_REQUEUES:
+		got = kwq_num_requeues(r->q, key, len);
+		break;
+	case MOP_GET:
+		got = op->api ? kwq_get_ticket(r->q, r->buf, KWQ_KEY_MAX, &glen, &ticket,
+					       KWQ_NOWAIT) :
+				kwq_get(r->q, r->buf, KWQ_KEY_MAX, &glen, KWQ_NOWAIT);
+		break;
+	case MOP_DONE:
+	case MOP_REQUEUE:
+		ticket = op->api ? mticket(r, op) : 0;
+		if (op->type == MOP_DONE)
+			got = op->api ? kwq_done_ticket(r->q, key, len, ticket) :
+					kwq_done(r->q, key, len);
+		else
+			got = op->api ? kwq_requeue_ticket(r->q, key, len, ticket) :
+					kwq_requeue(r->q, key, len);
+		break;
+	case MOP_DONE_GET:
+		got = kwq_done_get(r->q, key, len, &dr, r->buf, KWQ_KEY_MAX, &glen, KWQ_NOWAIT);
+		if (dr != -1)
+			mfail(r, "done_get after destroy: done_result %d", dr);
+		break;
+	case MOP_STEP:
+		r->now += op->val;
+		r->fc.now = ns_to_ktime(r->now);
+		if (r->fc.programmed <= r->fc.now)
+			kwq_run_due(r->q);
+		got = -EIDRM;
+		break;
+	case MOP_SHUTDOWN:
+		kwq_shutdown(r->q);
+		break;
+	case MOP_DRAIN:
+		got = kwq_shutdown_drain(r->q, KWQ_NOWAIT, op->arg & KWQ_DRAIN_FLUSH_WAITING);
+		break;
+	case MOP_ADD_BATCH:
+		got = kwq_add_batch(r->q, keys, n, op->mode & KWQ_ADD_POLICY_MASK, res);
+		break;
+	case MOP_GET_BATCH:
+		got = kwq_get_batch(r->q, keys, n, r->bbuf, KWQ_KEY_MAX, KWQ_NOWAIT);
+		break;
+	case MOP_DONE_BATCH:
+		got = kwq_done_batch(r->q, keys, n, res);
+		break;
+	default:	/* bad keys and a second destroy: nothing to call */
+		break;
+	}
+	mexpect(r, mop_name[op->type], -EIDRM, got);
+	kwq_stats(r->q, &r->got);
+	mexpect(r, "stats.state after destroy", KWQ_STATE_DESTROYED | KWQ_STATE_SHUTTING_DOWN,
+		r->got.state);
+	mexpect(r, "kwq_shutting_down after destroy", 1, kwq_shutting_down(r->q));
+	mexpect(r, "num_requeues after destroy", -EIDRM,
+		kwq_num_requeues(r->q, mkey_bytes[0], mkey_len[0]));
+	if (r->fc.programmed != KTIME_MAX)
+		mfail(r, "destroyed queue keeps its timer armed for %lld",
+		      (long long)r->fc.programmed);
+	if (r->cov && !r->failed)
+		r->cov->outcome[MOP_DESTROY][8 + 7]++;
+	if (r->logging) {
+		snprintf(r->log[r->nlog % MLOG_LINES], MLOG_LEN, "%u: %s (destroyed) = %s%s%s",
+			 step + 1, mop_name[op->type], mret(a, sizeof(a), got),
+			 r->failed ? "  <-- " : "", r->failed ? r->why : "");
+		r->nlog++;
+	}
+	return !r->failed;
+}
+
 /* Run one operation on both; false on the first mismatch. */
 static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 {
@@ -1099,6 +1214,8 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 	char a[24], b[24];
 	int n = 0;
 
+	if (r->dead)
+		return mexec_dead(r, op, step);
 	switch (op->type) {
 	case MOP_ADD:
 		want = m_add(r, i, 0);
@@ -1255,6 +1372,12 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 	case MOP_DONE_BATCH:
 		want = mdone_batch(r, op, &got);
 		break;
+	case MOP_DESTROY:
+		/* Our own reference keeps the memory; the queue is gone. */
+		kwq_get_ref(r->q);
+		kwq_destroy(r->q);
+		r->dead = true;
+		return mexec_dead(r, op, step);
 	case MOP_DRAIN:
 		if (op->arg & ~KWQ_DRAIN_FLUSH_WAITING) {
 			want = -EINVAL;
@@ -1450,6 +1573,8 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 		w -= mop_weight[t];
 		t++;
 	}
+	if (r->gen_left == 20 && !mrand_below(s, 4))
+		t = MOP_DESTROY;
 	op->type = t;
 	op->key = mrand_below(s, MKEYS);
 	if (t == MOP_DONE || t == MOP_REQUEUE || t == MOP_DONE_GET)
@@ -1622,6 +1747,7 @@ static bool mseed(struct mcase *c, u64 seed, u32 mutant)
 		return false;
 	}
 	for (i = 0; i < c->steps; i++) {
+		r->gen_left = c->steps - i;
 		mop_gen(r, &c->ops[i], &s);
 		if (!mexec(r, &c->ops[i], i)) {
 			fail = i;
@@ -1738,6 +1864,7 @@ static void mcoverage(struct kunit *test, const struct mcov *cov)
 	KUNIT_EXPECT_GT(test, cov->sum.tokens_returned, 0);
 	KUNIT_EXPECT_GT(test, cov->sum.absorbed, 0);
 	KUNIT_EXPECT_GT(test, cov->sum.waits_dropped, 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_DESTROY, merrslot(EIDRM)), 0);
 }
 
 /* The random runs: model_seeds seeds of model_steps steps each. */
