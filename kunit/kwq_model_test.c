@@ -5,11 +5,11 @@
  * Random sequences of every operation of the kernel API (each add and
  * policy, add-after with and without replace, cancel, add-rate-limited,
  * forget, num-requeues, get with and without a ticket, done, requeue,
- * done-get, shutdown, drain, clock steps that fire deadlines and
- * processing timeouts, invalid keys) run against a real queue on a fake
- * clock and against a small model written from the contract (the uapi
- * header and Documentation/), over a universe of eight keys so that keys
- * meet each other in every state. After every step each return value,
+ * done-get, the three batches, shutdown, drain, destroy, clock steps that
+ * fire deadlines and processing timeouts, invalid keys) run against a
+ * real queue on a fake clock and against a small model written from the
+ * contract (the uapi header, kwq.h and Documentation/), over a universe
+ * of eight keys so that keys meet each other in every state. After every step each return value,
  * errno, length, key byte and ticket, kwq_len(), every counter of
  * kwq_stats() that the model can predict, the failure count of every key
  * and the time the queue's timer is armed for are compared.
