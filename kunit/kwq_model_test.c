@@ -9,10 +9,11 @@
  * fire deadlines and processing timeouts, invalid keys) run against a
  * real queue on a fake clock and against a small model written from the
  * contract (the uapi header, kwq.h and Documentation/), over a universe
- * of eight keys so that keys meet each other in every state. After every step each return value,
- * errno, length, key byte and ticket, kwq_len(), every counter of
- * kwq_stats() that the model can predict, the failure count of every key
- * and the time the queue's timer is armed for are compared.
+ * of eight keys so that keys meet each other in every state. After every
+ * step each return value, errno, length, key byte and ticket, kwq_len(),
+ * every counter of kwq_stats() that the model can predict, the failure
+ * count of every key and the time the queue's timer is armed for are
+ * compared.
  *
  * A mismatch prints the seed, the step, the operation and both results,
  * then shrinks the run: the same operations are replayed on fresh queues
