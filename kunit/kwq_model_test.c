@@ -55,7 +55,7 @@ MODULE_PARM_DESC(model_steps, "kwq_model: operations per run");
  * its parameters are parsed; read them from the module's argument string
  * (later kernels run the suites after parsing: same values).
  */
-static void mparams_apply(struct kunit *test)
+static bool mparams_apply(void)
 {
 	static const struct {
 		const char *name;
@@ -66,6 +66,7 @@ static void mparams_apply(struct kunit *test)
 		{ "model_steps=", &model_steps },
 	};
 	char *args = NULL, *rest, *tok;
+	bool bad = false;
 	u32 i;
 
 #ifdef MODULE
@@ -75,8 +76,9 @@ static void mparams_apply(struct kunit *test)
 		for (i = 0; i < ARRAY_SIZE(params); i++)
 			if (str_has_prefix(tok, params[i].name) &&
 			    kstrtouint(tok + strlen(params[i].name), 0, params[i].val))
-				KUNIT_FAIL(test, "bad module parameter %s", tok);
+				bad = true;
 	kfree(args);
+	return bad;
 }
 
 /* The key universe: lengths 1 to KWQ_KEY_MAX, two of length 2 ("k\0", "kX"). */
@@ -218,6 +220,7 @@ struct mrun {
 	bool shut;
 	bool dead;		/* destroyed, through a reference of our own */
 	u32 gen_left;		/* steps left to generate */
+	u32 gen_steps;		/* steps of the run */
 	s64 now;
 	u64 seq;
 	u64 last_ticket;	/* highest ticket seen */
@@ -1574,6 +1577,10 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 		w -= mop_weight[t];
 		t++;
 	}
+	/* Runs longer than 500 steps shut down as late, in proportion. */
+	if ((t == MOP_SHUTDOWN || t == MOP_DRAIN) && r->gen_steps > 500 &&
+	    mrand_below(s, r->gen_steps) >= 500)
+		t = MOP_STEP;
 	if (r->gen_left == 20 && !mrand_below(s, 4))
 		t = MOP_DESTROY;
 	op->type = t;
@@ -1749,6 +1756,7 @@ static bool mseed(struct mcase *c, u64 seed, u32 mutant)
 	}
 	for (i = 0; i < c->steps; i++) {
 		r->gen_left = c->steps - i;
+		r->gen_steps = c->steps;
 		mop_gen(r, &c->ops[i], &s);
 		if (!mexec(r, &c->ops[i], i)) {
 			fail = i;
@@ -1795,16 +1803,11 @@ static int mcase_init(struct mcase *c, struct kunit *test, u32 steps)
 	c->r = kzalloc(sizeof(*c->r), GFP_KERNEL);
 	c->ops = kvmalloc_array(steps, sizeof(*c->ops), GFP_KERNEL);
 	c->tmp = kvmalloc_array(steps, sizeof(*c->tmp), GFP_KERNEL);
-	if (!c->r || !c->ops || !c->tmp)
-		return -ENOMEM;
-	c->r->cov = kzalloc(sizeof(*c->r->cov), GFP_KERNEL);
-	return c->r->cov ? 0 : -ENOMEM;
+	return c->r && c->ops && c->tmp ? 0 : -ENOMEM;
 }
 
 static void mcase_exit(struct mcase *c)
 {
-	if (c->r)
-		kfree(c->r->cov);
 	kfree(c->r);
 	kvfree(c->ops);
 	kvfree(c->tmp);
@@ -1868,29 +1871,72 @@ static void mcoverage(struct kunit *test, const struct mcov *cov)
 	KUNIT_EXPECT_GT(test, MCOV(MOP_DESTROY, merrslot(EIDRM)), 0);
 }
 
-/* The random runs: model_seeds seeds of model_steps steps each. */
+/*
+ * The random runs: model_seeds seeds of model_steps steps each, cut into
+ * parameters of about MCHUNK_STEPS steps, since each parameter has its
+ * own KUnit timeout (5 minutes on 6.1) and a long run would exceed one.
+ * The parameter value is the chunk's number plus one.
+ */
+#define MCHUNK_STEPS	25000
+
+static struct {
+	bool bad_params;
+	u32 per_chunk;		/* seeds per parameter */
+	u32 failed;
+	u32 shrunk;
+	ktime_t start;
+	struct mcov cov;
+} mstate;
+
+static const void *mchunks(const void *prev, char *desc)
+{
+	uintptr_t i = (uintptr_t)prev;
+	u32 first, end;
+
+	if (!i) {
+		memset(&mstate, 0, sizeof(mstate));
+		mstate.bad_params = mparams_apply();
+		mstate.per_chunk = max(MCHUNK_STEPS / max(model_steps, 1U), 1U);
+		mstate.start = ktime_get();
+	}
+	first = i * mstate.per_chunk;
+	if (first >= model_seeds)
+		return NULL;
+	end = min(first + mstate.per_chunk, model_seeds);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seeds %u..%u x %u steps", model_seed + first,
+		 model_seed + end - 1, model_steps);
+	return (const void *)(i + 1);
+}
+
 static void kwq_model_test_random(struct kunit *test)
 {
+	u32 chunk = (uintptr_t)test->param_value - 1, s;
+	u32 first = chunk * mstate.per_chunk;
+	u32 end = min(first + mstate.per_chunk, model_seeds);
 	struct mcase c;
-	ktime_t start = ktime_get();
-	u32 s;
 
-	mparams_apply(test);
+	KUNIT_EXPECT_FALSE_MSG(test, mstate.bad_params, "bad module parameter");
 	if (mcase_init(&c, test, max(model_steps, 1U))) {
 		mcase_exit(&c);
 		KUNIT_FAIL(test, "out of memory");
 		return;
 	}
-	for (s = 0; s < model_seeds; s++) {
+	c.r->cov = &mstate.cov;
+	c.shrunk = mstate.shrunk;
+	for (s = first; s < end; s++) {
 		mseed(&c, (u64)model_seed + s, 0);
 		cond_resched();
 	}
-	kunit_info(test, "%u seeds (%u..%u) x %u steps: %llu steps run, %u runs failed, %lld ms",
-		   model_seeds, model_seed, model_seed + model_seeds - 1, c.steps,
-		   c.r->cov->steps, c.failed, ktime_ms_delta(ktime_get(), start));
-	if (!c.failed)
-		mcoverage(test, c.r->cov);
+	mstate.shrunk = c.shrunk;
+	mstate.failed += c.failed;
 	mcase_exit(&c);
+	if (end < model_seeds)
+		return;
+	kunit_info(test, "%u seeds (%u..%u) x %u steps: %llu steps run, %u runs failed, %lld ms",
+		   model_seeds, model_seed, model_seed + model_seeds - 1, model_steps,
+		   mstate.cov.steps, mstate.failed, ktime_ms_delta(ktime_get(), mstate.start));
+	if (!mstate.failed)
+		mcoverage(test, &mstate.cov);
 }
 
 /*
@@ -1910,8 +1956,6 @@ static void kwq_model_test_oracle_can_fail(struct kunit *test)
 		return;
 	}
 	c.quiet = true;
-	kfree(c.r->cov);
-	c.r->cov = NULL;
 	for (m = 0; m < ARRAY_SIZE(mutants); m++) {
 		c.failed = 0;
 		c.shrunk = 0;
@@ -1930,7 +1974,7 @@ static void kwq_model_test_oracle_can_fail(struct kunit *test)
 
 static struct kunit_case kwq_model_cases[] = {
 	KUNIT_CASE(kwq_model_test_oracle_can_fail),
-	KUNIT_CASE(kwq_model_test_random),
+	KUNIT_CASE_PARAM(kwq_model_test_random, mchunks),
 	{}
 };
 
