@@ -56,6 +56,9 @@ while [ $r -le "$REPS" ]; do
 	step floor $B floor "$N_FLOOR"
 	step cycle.1t $B cycle1 "$N_CYCLE"
 	step cycle.1t.dg $B cycle1dg "$N_CYCLE"
+	step go.cycle.1t ./bin/kwq-gobench cycle1 "$N_CYCLE"
+	step go.cycle.1t.dg ./bin/kwq-gobench cycle1dg "$N_CYCLE"
+	step go.batch.1t.64 ./bin/kwq-gobench batch1 64 "$N_BATCH"
 	step ops $B ops $((N_CYCLE / 500)) 500
 	step cycle.1p1c $B cycle 1 1 "$N_CYCLE"
 	step cycle.2p2c $B cycle 2 2 "$N_CYCLE"

@@ -34,6 +34,9 @@ while [ $r -le "$REPS" ]; do
 		run $B batch1 $b "$N_BATCH"
 	done
 	run $B mq1 "$N_CYCLE"
+	run ./bin/kwq-gobench cycle1 "$N_CYCLE"
+	run ./bin/kwq-gobench cycle1dg "$N_CYCLE"
+	run ./bin/kwq-gobench batch1 64 "$N_BATCH"
 	r=$((r + 1))
 done
 

@@ -361,16 +361,20 @@ static void kwq_test_shutdown(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kwq_shutting_down(q));
 	KUNIT_EXPECT_EQ(test, add(q, "c"), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, add(q, "a"), -ESHUTDOWN);
-	/* What was queued is still handed out, then shutdown, never a wait. */
+	/* What was queued is still handed out. */
 	expect_get(test, q, "a");
 	expect_get(test, q, "b");
-	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_FOREVER),
-			-ESHUTDOWN);
+	/* While a key is processing it may come back: "not now", no shutdown. */
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), -EAGAIN);
 	kwq_stats(q, &st);
 	KUNIT_EXPECT_EQ(test, st.refused, 2);
 	KUNIT_EXPECT_TRUE(test, st.state & KWQ_STATE_SHUTTING_DOWN);
 	/* Done still works after shutdown. */
 	KUNIT_EXPECT_EQ(test, done(q, "a"), KWQ_DONE_FINISHED);
+	KUNIT_EXPECT_EQ(test, done(q, "b"), KWQ_DONE_FINISHED);
+	/* Nothing queued or processing: shutdown, never a wait. */
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_FOREVER),
+			-ESHUTDOWN);
 }
 
 static void kwq_test_shutdown_wakes_all(struct kunit *test)

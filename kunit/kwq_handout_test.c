@@ -16,7 +16,6 @@
 #include "kwq_pool.h"
 #include "kwq_fake_clock.h"
 
-
 static int get_nowait(struct kwq *q, const char *want)
 {
 	char buf[32];

@@ -65,7 +65,7 @@ static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
 }
 
 /**
- * kwq_get_leased() - kwq_get() for a consumer that holds a lease
+ * kwq_get_wait() - the wait loop of every consumer: get, done-and-get, pool
  * @q: queue.
  * @buf: where the key is copied.
  * @cap: size of @buf.
@@ -73,16 +73,21 @@ static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
  * @deadline: as for kwq_get().
  * @lease: lease the key is handed to, or NULL for none.
  * @h: set to the hand-out's ticket and queue latency, or NULL.
+ * @stop: NULL, or a flag that ends the wait with -ECANCELED once set
+ *	(the worker pool's; whoever sets it wakes kwq.get_wait).
  *
- * Return: as kwq_get().
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: as kwq_get(), and -ECANCELED.
  */
-int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
-		   struct kwq_lease *lease, struct kwq_handout *h)
+int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop)
 {
 	DEFINE_WAIT(wait);
 	bool keeper = false, slept = false;
 	int ret;
 
+	if (stop && READ_ONCE(*stop))
+		return -ECANCELED;
 	ret = kwq_try_take(q, buf, cap, len, lease, h);
 	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
 		return ret;
@@ -94,6 +99,10 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
 		ktime_t wake_at = kwq_consumer_timer(q, &keeper);
 
 		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
+		if (stop && READ_ONCE(*stop)) {
+			ret = -ECANCELED;
+			break;
+		}
 		ret = kwq_try_take(q, buf, cap, len, lease, h);
 		if (ret != -EAGAIN)
 			break;
@@ -116,6 +125,24 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
 		kwq_wake(q, true);
 	kwq_put(q);
 	return ret;
+}
+
+/**
+ * kwq_get_leased() - kwq_get() for a consumer that holds a lease
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @deadline: as for kwq_get().
+ * @lease: lease the key is handed to, or NULL for none.
+ * @h: set to the hand-out's ticket and queue latency, or NULL.
+ *
+ * Return: as kwq_get().
+ */
+int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		   struct kwq_lease *lease, struct kwq_handout *h)
+{
+	return kwq_get_wait(q, buf, cap, len, deadline, lease, h, NULL);
 }
 
 /**

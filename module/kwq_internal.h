@@ -232,6 +232,8 @@ void kwq_kill(struct kwq *q);
 bool kwq_readable(struct kwq *q);
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease);
 void kwq_lease_end(struct kwq *q, struct kwq_lease *lease);
+int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop);
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		   struct kwq_lease *lease, struct kwq_handout *h);
 int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,

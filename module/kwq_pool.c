@@ -12,9 +12,10 @@
  * reap. kwq_parallelize(), whose pieces are short and finite, uses the
  * unbound system workqueue. Documentation/kwq-pool.rst has the details.
  *
- * The pool is part of kwq.ko because an idle worker waits on the queue's
- * own wait queue (kwq.get_wait) rather than in kwq_get() with a deadline:
- * a stop wakes it at once, and an idle pool costs no periodic wake-ups.
+ * The pool is part of kwq.ko because an idle worker waits in the core's
+ * wait loop with the pool's stop flag (kwq_get_wait()), not in kwq_get()
+ * with a deadline: a stop wakes it at once, and an idle pool costs no
+ * periodic wake-ups.
  */
 
 #include <linux/atomic.h>
@@ -131,40 +132,22 @@ EXPORT_SYMBOL_GPL(kwq_pool_stopping);
 
 /*
  * Take the next key, sleeping until one is ready, the queue ends or the
- * pool stops. kwq_get() is only ever called with KWQ_NOWAIT, in
- * TASK_RUNNING; the sleep is wait_woken() on the queue's own wait queue,
- * as an exclusive waiter like every consumer in kwq_get(), so one add
- * wakes one consumer whether it is a pool thread or a user program.
- * Returns 0, -ECANCELED (pool stopping), -ESHUTDOWN or -EIDRM.
+ * pool stops, in the same wait loop as every consumer (kwq_get_wait()):
+ * an exclusive waiter on kwq.get_wait, so one add wakes one consumer
+ * whether it is a pool thread or a user program, and one pool thread may
+ * keep the timer of the next deadline. Returns 0, -ECANCELED (pool
+ * stopping), -ESHUTDOWN or -EIDRM.
  */
 static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 {
 	struct kwq_pool *pool = w->pool;
-	struct kwq *q = pool->q;
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct kwq_handout h;
 	int ret;
 
-	if (READ_ONCE(pool->stopping))
-		return -ECANCELED;
-	ret = kwq_get_ticket(q, w->key, KWQ_KEY_MAX, len, &w->ticket, KWQ_NOWAIT);
-	if (ret != -EAGAIN)
-		return ret;
-
-	add_wait_queue_exclusive(&q->get_wait, &wait);
-	for (;;) {
-		if (READ_ONCE(pool->stopping)) {
-			ret = -ECANCELED;
-			break;
-		}
-		ret = kwq_get_ticket(q, w->key, KWQ_KEY_MAX, len, &w->ticket, KWQ_NOWAIT);
-		if (ret != -EAGAIN)
-			break;
-		wait_woken(&wait, TASK_INTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
-	}
-	remove_wait_queue(&q->get_wait, &wait);
-	/* We may have taken an exclusive wake-up meant for a key we leave. */
-	if (ret && kwq_len(q))
-		wake_up(&q->get_wait);
+	ret = kwq_get_wait(pool->q, w->key, KWQ_KEY_MAX, len, KWQ_FOREVER, NULL, &h,
+			   &pool->stopping);
+	if (!ret)
+		w->ticket = h.ticket;
 	return ret;
 }
 

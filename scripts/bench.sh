@@ -47,6 +47,7 @@ fi
 cp "$scratch/bench/kwq_bench.ko" "$guest/kwq.ko" "$files/"
 make -s -C "$top/bench" O="$out/obj" >&2
 cp "$out/obj/kwq_bench" "$files/bin/"
+cp "$guest/bin/kwq-gobench" "$files/bin/" # the Go package (scripts/go.sh, via build.sh)
 cp "$top/bench/guest-bench.sh" "$top/bench/guest-icount.sh" "$files/"
 
 # perf from the host (linux-perf, same 6.1 series) with its libraries, run
@@ -157,6 +158,9 @@ batch.1p1c.512|batches of 512 1P+1C|cycle.1p1c.rate|1|single-key 1P+1C
 kernel.1t|in-kernel kthread add+get+done|cycle.1t.rate|1|/dev/kwq 1 thread
 kernel.1p1c|in-kernel 1P+1C kthreads|cycle.1p1c.rate|1|/dev/kwq 1P+1C
 kernel.2p2c|in-kernel 2P+2C kthreads|cycle.2p2c.rate|1|/dev/kwq 2P+2C
+go.cycle.1t|Go Add+Get+Done 1 goroutine|cycle.1t|1|C add+get+done
+go.cycle.1t.dg|Go Add+DoneGet 1 goroutine|cycle.1t.dg|1|C add+done_get
+go.batch.1t.64|Go batches of 64 1 goroutine|batch.1t.64|1|C batches of 64
 mq.1t|mq_send+mq_receive 1 thread|cycle.1t|1|kwq 1 thread
 mq.1p1c|mq_send+mq_receive 1P+1C|cycle.1p1c|1|kwq 1P+1C
 mq.2p2c|mq_send+mq_receive 2P+2C|cycle.2p2c|1|kwq 2P+2C
@@ -197,6 +201,9 @@ ic.batch.1t.8|[insns] batches of 8 per key|ic.cycle.1t|1|single-key cycle
 ic.batch.1t.64|[insns] batches of 64 per key|ic.cycle.1t|1|single-key cycle
 ic.batch.1t.512|[insns] batches of 512 per key|ic.cycle.1t|1|single-key cycle
 ic.mq.1t|[insns] mq_send+mq_receive|ic.cycle.1t|1|kwq 1 thread
+ic.go.cycle.1t|[insns] Go Add+Get+Done|ic.cycle.1t|1|C add+get+done
+ic.go.cycle.1t.dg|[insns] Go Add+DoneGet|ic.cycle.1t.dg|1|C add+done_get
+ic.go.batch.1t.64|[insns] Go batches of 64 per key|ic.batch.1t.64|1|C batches of 64
 EOF
 )
 

@@ -31,5 +31,7 @@ for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_batch_test kwq_batch_test32 kwq_
 	kwq_done_get_test32 kwq_handout_test kwq_handout_test32 kwq_fuzz kwq_fuzz32 kwq_faults kwq_sample_test; do
 	cp "$top/build/user/$b" "$guest/bin/"
 done
+# Go bindings: static test, example and benchmark binaries (scripts/go.sh).
+"$top/scripts/go.sh" build "$guest" >&2
 cp "$top/scripts/guest/"*.sh "$guest/"
 echo "$guest"

@@ -104,6 +104,11 @@ status=0
 make -C "$top/userspace" O="$tmp/user" >"$tmp/out" 2>&1 || status=1
 result $status "userspace builds with -Wall -Wextra -Werror" "$tmp/out"
 
+# Go bindings: go vet and gofmt -l with every toolchain, the uapi mirror.
+status=0
+"$top/scripts/go.sh" lint >"$tmp/out" 2>&1 || status=1
+result $status "Go bindings: go vet, gofmt, uapi mirror (scripts/go.sh lint)" "$tmp/out"
+
 status=0
 (cd "$top" && shellcheck -x scripts/*.sh scripts/guest/*.sh bench/*.sh .ci/run) >"$tmp/out" 2>&1 || status=1
 result $status "shellcheck on every script" "$tmp/out"

@@ -44,6 +44,9 @@ done
 # User programs and the sample kernel module on the same queues.
 . ./sample.sh
 
+# The Go package's tests and example controller (scripts/guest/go.sh).
+. ./go.sh
+
 tap_begin "unload-$(uname -r)"
 exec 3</dev/kwq
 if rmmod kwq 2>/dev/null; then refused=1; else refused=0; fi

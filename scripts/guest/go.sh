@@ -1,0 +1,58 @@
+# shellcheck shell=sh
+# In the guest (sourced by check.sh, kwq loaded): the Go package's tests.
+# Runs every bin/kwq-go-test-<ver> and bin/kwq-go-race-<ver> that
+# scripts/go.sh built, with -test.v, and turns the results into TAP, one
+# section per binary (go-<ver>, go-race-<ver>); then the example
+# controller as one more section. A binary that is missing, prints no
+# result or exits non-zero fails.
+
+# go_tap NAME COMMAND...: run a go test binary and print its results as TAP.
+go_tap() {
+	name=$1
+	shift
+	echo "KWQ-TAP-BEGIN $name"
+	KWQ_GO_REQUIRE_DEVICE=1 "$@" -test.v -test.timeout 900s >/tmp/go-test.out 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/go-test.out
+	# Leaf results only: a test with subtests is counted through them,
+	# unless it failed with none of them failing.
+	awk -v rc="$rc" '
+	/^ *--- (PASS|FAIL|SKIP): / {
+		line = $0; sub(/^ *--- /, "", line)
+		st = substr(line, 1, 4); sub(/^[A-Z]+: /, "", line); sub(/ \([0-9.]+s\)$/, "", line)
+		n++; nm[n] = line; res[n] = st
+		p = line
+		while (sub(/\/[^\/]*$/, "", p)) parent[p] = 1
+		if (st == "FAIL") { q = line; while (sub(/\/[^\/]*$/, "", q)) childfail[q] = 1 }
+	}
+	END {
+		t = 0; failed = 0
+		for (i = 1; i <= n; i++) {
+			if ((nm[i] in parent) && (res[i] != "FAIL" || (nm[i] in childfail))) continue
+			t++
+			if (res[i] == "PASS") print "ok " t " - " nm[i]
+			else if (res[i] == "SKIP") print "ok " t " - " nm[i] " # SKIP"
+			else { print "not ok " t " - " nm[i]; failed++ }
+		}
+		t++
+		if (rc == 0 && n > 0) print "ok " t " - the test binary exits 0 after " n " results"
+		else print "not ok " t " - the test binary exits " rc " after " n " results"
+		print "1.." t
+	}' /tmp/go-test.out
+	echo "KWQ-TAP-END $name"
+}
+
+go_found=0
+for b in ./bin/kwq-go-test-* ./bin/kwq-go-race-*; do
+	[ -x "$b" ] || continue
+	go_found=1
+	go_tap "go-${b#./bin/kwq-go-}" "$b"
+done
+
+tap_begin "go-example-$(uname -r)"
+[ "$go_found" = 1 ]; tap $? "Go test binaries are in the guest (scripts/go.sh build)"
+out=$(./bin/kwq-go-controller -workers 4 -keys 200 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+tap $st "the example controller reconciles 200 keys with retries and backoff"
+tap_end
