@@ -497,6 +497,9 @@ void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq
  */
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
 {
+	/* Ids must not wrap: a new lease could pass for a live one. */
+	BUILD_BUG_ON(sizeof(lease->id) < sizeof(u64));
+	BUILD_BUG_ON(sizeof(((struct kwq_item *)NULL)->owner) < sizeof(u64));
 	kwq_lock(q);
 	/* Zero means "no lease" in kwq_item.owner; 64 bits never wrap. */
 	lease->id = ++q->next_lease;
