@@ -28,7 +28,7 @@ guest=$out/plant-guest
 rm -rf "$psrc" "$guest"
 mkdir -p "$psrc" "$guest"
 cp -r "$top/scripts/plant" "$top/module" "$top/uapi" "$psrc/"
-if ! make -C "$KWQ_KDIR" M="$psrc/plant" KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" \
+if ! make -C "$KWQ_KDIR" M="$psrc/plant" W=1 KBUILD_EXTRA_SYMBOLS="$out/src/Module.symvers" \
 	modules >"$out/plant-build.log" 2>&1; then
 	fail "the plant did not build against $KWQ_KDIR:" "$(tail -n 20 "$out/plant-build.log")"
 fi
