@@ -88,9 +88,20 @@ if [[ -n $debug_kernels ]]; then
 fi
 
 step "static checks"
-scripts/lint.sh >"$out/lint.tap" || true
+# A script that dies half-way (no "not ok" yet) must not pass: its exit
+# status becomes a failing test point.
+tap_script() { # FILE COMMAND...
+	local file=$1 st=0
+	shift
+	"$@" >"$file" 2>"$file.err" || st=$?
+	if [[ $st -ne 0 ]] && ! grep -q '^not ok' "$file"; then
+		echo "not ok - $* exited with status $st" >>"$file"
+		tail -n 5 "$file.err" | sed 's/^/#   /' >>"$file"
+	fi
+}
+tap_script "$out/lint.tap" scripts/lint.sh
 count lint "$out/lint.tap"
-scripts/selftest.sh >"$out/selftest.tap" 2>&1 || true
+tap_script "$out/selftest.tap" scripts/selftest.sh
 count checker-selftest "$out/selftest.tap"
 
 for flavour in $flavours; do
