@@ -70,6 +70,7 @@ console console-lockdep-nonstatic.log 1 stack-trace
 console console-kmemleak-off.log 1 kmemleak-off
 # Real: scripts/plant.sh on the PREEMPT_RT debug kernel.
 console console-rt-plant.log 1 lock-nesting
+console console-rt-plant.log 1 sleep-in-atomic
 # Hand-made from the kernel's message texts (6.1 sources).
 console console-off-lockdep.log 1 lockdep-off
 console console-off-taint.log 1 lockdep-off
