@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build kwq's modules against one test kernel and gather what the guest
 # needs into build/<flavour>/guest: the .ko files and static binaries in
-# bin/. Prints that directory's path on stdout.
-# Usage: scripts/build.sh stock|debug
+# bin/, and kernel-checkers: the checkers the kernel's .config enables
+# (lockdep kmemleak kasan kcsan kunit failslab), which the guest asserts are
+# still on at the end. Prints that directory's path on stdout.
+# Usage: scripts/build.sh FLAVOUR   (see scripts/kernel.sh)
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-flavour=${1:?usage: scripts/build.sh stock|debug}
+flavour=${1:?usage: scripts/build.sh stock|stock-6.12|rt-6.12|debug|debug-rt}
 eval "$("$top/scripts/kernel.sh" "$flavour")"
 
 out=$top/build/$flavour
@@ -34,4 +36,9 @@ done
 # Go bindings: static test, example and benchmark binaries (scripts/go.sh).
 "$top/scripts/go.sh" build "$guest" >&2
 cp "$top/scripts/guest/"*.sh "$guest/"
+for c in PROVE_LOCKING:lockdep DEBUG_KMEMLEAK:kmemleak KASAN:kasan KCSAN:kcsan KUNIT:kunit FAILSLAB:failslab; do
+	if grep -qx "CONFIG_${c%%:*}=y" "$KWQ_KDIR/.config"; then
+		echo "${c#*:}"
+	fi
+done >"$guest/kernel-checkers"
 echo "$guest"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Scan a guest console log (including its dmesg dump) for kernel splats:
-# warnings, BUGs, sanitizer and lockdep reports, kmemleak leaks, oopses,
-# panics, hung tasks, RCU stalls, list and debugobjects corruption.
+# warnings, BUGs, sanitizer (KASAN, KCSAN, UBSAN) and lockdep reports
+# (including PREEMPT_RT's "Invalid wait context" and sleeping in atomic
+# context), kmemleak leaks, oopses, panics, hung tasks, RCU stalls, list and
+# debugobjects corruption, any stack trace, and any checker that switched
+# itself off (lockdep, kmemleak, KASAN, debugobjects), since everything
+# after that would run unchecked.
 # Exit 0 when clean, 1 when something was found (reported on stdout), 2 on
 # usage errors.
 set -euo pipefail
@@ -32,9 +36,18 @@ ts='\[ *[0-9]+\.[0-9]+\]( \[ *[CT][0-9]+\])? '
 # entry that matches names the hit, so specific reports come before the
 # generic WARNING:/BUG: headlines they print.
 patterns=(
+	# A checker that turned itself off: the rest of the run is unchecked.
+	# lockdep prints these at KERN_DEBUG/ERR (seen in the dmesg dump).
+	"lockdep-off|${ts}.*(INFO: trying to register non-static key|turning off the locking correctness validator|INFO: lockdep is turned off|Disabling lock debugging due to kernel taint)"
+	"kmemleak-off|${ts}kmemleak: .*(detector disabled|Kmemleak disabled)"
+	"kasan-off|${ts}.*(KASAN|kasan).*[Dd]isabl"
+	"debugobjects-off|${ts}ODEBUG: .*([Oo]ut of memory|disabled)"
 	"kasan|${ts}(BUG: )?KASAN: "
+	"kcsan|${ts}BUG: KCSAN: "
+	"sleep-in-atomic|${ts}BUG: (sleeping function called from invalid context|scheduling while atomic)"
+	"lock-nesting|${ts}\\[ BUG: Invalid wait context \\]"
 	"ubsan|${ts}UBSAN: "
-	"lockdep|${ts}.*(possible (recursive locking|circular locking dependency|irq lock inversion)|inconsistent lock state|possible .* deadlock|\\*\\*\\* DEADLOCK \\*\\*\\*)"
+	"lockdep|${ts}.*(possible (recursive locking|circular locking dependency|irq lock inversion)|inconsistent lock state|possible .* deadlock|\\*\\*\\* DEADLOCK \\*\\*\\*|\\[ BUG: )"
 	"kmemleak|${ts}kmemleak: .*(suspected memory leak|[Cc]annot|[Ff]ailed|disabled|[Ee]rror|pool empty)"
 	"list-corruption|${ts}.*list_(add|del) corruption"
 	"debugobjects|${ts}ODEBUG: "
@@ -47,6 +60,9 @@ patterns=(
 	"oops|${ts}Oops: "
 	"gpf|${ts}general protection fault"
 	"panic|${ts}Kernel panic - "
+	# Any stack dump not caught above (dump_stack(), sysrq, a report this
+	# table does not know yet).
+	"stack-trace|${ts}.*Call Trace:"
 	# kmemleak's report format, also when a test cats /sys/kernel/debug/kmemleak
 	"kmemleak-object|unreferenced object 0x[0-9a-f]+ \\(size [0-9]+\\)"
 )

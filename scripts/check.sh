@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# `make check`: every test on both kernels. Installs what is missing,
-# runs the static checks, builds kwq for the stock Debian kernel and for
-# the debug kernel (built once and cached), boots each under QEMU and runs
-# scripts/guest/check.sh there. A guest console with any kernel splat
-# fails the run. Ends with one line: "N passed, N failed[, N skipped]".
-# Environment: KWQ_KERNELS (default "stock debug"), KWQ_VM_TIMEOUT (s).
+# `make check`: every test on five kernels. Installs what is missing, runs
+# the static checks, builds kwq for each kernel, boots each under QEMU and
+# runs scripts/guest/check.sh there. A guest console with any kernel splat
+# fails the run. The kernels (scripts/kernel.sh names them):
+#   stock       Debian 12's default kernel (6.1)
+#   stock-6.12  Debian's 6.12 LTS kernel for bookworm
+#   rt-6.12     its PREEMPT_RT flavour
+#   debug       6.1 built with KASAN, lockdep, kmemleak, KUnit, failslab
+#   debug-rt    6.12 PREEMPT_RT built with KCSAN, lockdep with raw-lock
+#               nesting, kmemleak, KUnit, failslab
+# The debug kernels are built once and cached; a missing one is built in
+# the background (nice'd) while the stock kernels' guests run. On debug-rt
+# an expected-red check (scripts/plant.sh) must see a planted RT-only lock
+# nesting caught. Ends with one line: "N passed, N failed[, N skipped]".
+# Environment: KWQ_KERNELS (default "stock stock-6.12 rt-6.12 debug
+# debug-rt"; any subset, in any order), KWQ_VM_TIMEOUT (s).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,16 +57,54 @@ verdict() {
 	fi
 }
 
+all_flavours="stock stock-6.12 rt-6.12 debug debug-rt"
+flavours=${KWQ_KERNELS:-$all_flavours}
+for flavour in $flavours; do
+	[[ " $all_flavours " == *" $flavour "* ]] || {
+		echo "check.sh: unknown kernel '$flavour' in KWQ_KERNELS (known: $all_flavours)" >&2
+		exit 2
+	}
+done
+
 step "dependencies"
 scripts/deps.sh
 
+# Debug kernels that are not cached yet are built in the background, one
+# after the other, while the static checks and the stock kernels' guests
+# run; scripts/kernel.sh's lock makes build.sh wait for them below.
+debug_kernels=""
+for flavour in $flavours; do
+	[[ $flavour != debug* ]] || debug_kernels+=" $flavour"
+done
+bg=""
+if [[ -n $debug_kernels ]]; then
+	(
+		for k in $debug_kernels; do
+			nice -n 10 scripts/kernel.sh "$k" >/dev/null || true
+		done
+	) 2>"$out/kernels.log" &
+	bg=$!
+	echo "debug kernels:$debug_kernels (built in the background if not cached; log: $out/kernels.log)"
+fi
+
 step "static checks"
-scripts/lint.sh >"$out/lint.tap" || true
+# A script that dies half-way (no "not ok" yet) must not pass: its exit
+# status becomes a failing test point.
+tap_script() { # FILE COMMAND...
+	local file=$1 st=0
+	shift
+	"$@" >"$file" 2>"$file.err" || st=$?
+	if [[ $st -ne 0 ]] && ! grep -q '^not ok' "$file"; then
+		echo "not ok - $* exited with status $st" >>"$file"
+		tail -n 5 "$file.err" | sed 's/^/#   /' >>"$file"
+	fi
+}
+tap_script "$out/lint.tap" scripts/lint.sh
 count lint "$out/lint.tap"
-scripts/selftest.sh >"$out/selftest.tap" 2>&1 || true
+tap_script "$out/selftest.tap" scripts/selftest.sh
 count checker-selftest "$out/selftest.tap"
 
-for flavour in ${KWQ_KERNELS:-stock debug}; do
+for flavour in $flavours; do
 	step "$flavour kernel"
 	if ! guest=$(scripts/build.sh "$flavour"); then
 		verdict "$flavour-build" 1
@@ -64,7 +112,7 @@ for flavour in ${KWQ_KERNELS:-stock debug}; do
 	fi
 	verdict "$flavour-build" 0
 	eval "$(scripts/kernel.sh "$flavour")"
-	echo "kernel $KWQ_KVER ($KWQ_KERNEL)"
+	echo "kernel $flavour: $KWQ_KVER ($KWQ_KERNEL)"
 	status=0
 	scripts/vm-run.sh --kernel "$KWQ_KERNEL" --files "$guest" \
 		--timeout "${KWQ_VM_TIMEOUT:-1200}" --log "$out/$flavour-console.log" \
@@ -86,8 +134,31 @@ for flavour in ${KWQ_KERNELS:-stock debug}; do
 			>"$out/$flavour-$section.tap"
 		count "$flavour/$section" "$out/$flavour-$section.tap"
 	done <"$out/$flavour.sections"
+	# A kernel with KUnit or failslab must have run the KUnit suites and the
+	# fault sweep: a skipped or missing section is a failure.
+	bad=0 need=0
+	if grep -qx kunit "$guest/kernel-checkers"; then
+		need=1
+		for m in kwq_kunit kwq_limiter_test; do
+			grep -qx "kunit-$m" "$out/$flavour.sections" ||
+				{ echo "no KUnit results from $m.ko on $flavour"; bad=1; }
+		done
+	fi
+	if grep -qx failslab "$guest/kernel-checkers"; then
+		need=1
+		if [[ ! -s $out/$flavour-faults.tap ]] || grep -q '# SKIP' "$out/$flavour-faults.tap"; then
+			echo "the fault sweep did not run on $flavour"
+			bad=1
+		fi
+	fi
+	((need == 0)) || verdict "$flavour-kunit-and-faults-ran" $bad
+	if [[ $flavour == debug-rt ]]; then
+		scripts/plant.sh "$flavour" >"$out/$flavour-plant.tap" 2>&1 || true
+		count "$flavour/plant-expected-red" "$out/$flavour-plant.tap"
+	fi
 	echo "console log: $out/$flavour-console.log"
 done
+[[ -z $bg ]] || wait "$bg" || true
 
 echo
 if [[ $skipped -gt 0 ]]; then

@@ -2,6 +2,10 @@
 # Install the Debian packages needed to build kwq and test it in QEMU.
 # Idempotent: asks apt only for what dpkg says is missing, and runs
 # apt-get update only when something is. Silent when all is present.
+# Besides Debian 12's default kernel (6.1) it installs the newest 6.12 LTS
+# kernel the archive has for bookworm, stock and PREEMPT_RT, with headers
+# (linux-image-6.12.<n>+deb12-amd64, -rt-amd64): the version is asked of
+# apt-cache, never written here.
 set -euo pipefail
 
 if [[ $# -ne 0 ]]; then
@@ -13,25 +17,48 @@ pkgs=(
 	# test VM: emulator, initramfs userland, stock kernel + headers
 	qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64
 	# debug kernel: source and what its build needs
-	linux-source-6.1 bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils
+	linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils
 	# compilers and tools: modules, static (-m32) test programs, sparse
 	gcc gcc-multilib make perl sparse shellcheck
 	# benchmark plots
 	gnuplot-nox
 )
 
+# "install ok installed" is the only state that counts as present.
+installed() { [[ $(dpkg-query -W -f '${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]; }
+
 missing=()
 for p in "${pkgs[@]}"; do
-	# "install ok installed" is the only state that counts as present.
-	status=$(dpkg-query -W -f '${Status}' "$p" 2>/dev/null || true)
-	[[ $status == "install ok installed" ]] || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 
-((${#missing[@]})) || exit 0
+# The 6.12 kernels, stock and RT: present if some version has image and
+# headers installed for both flavours (scripts/kernel.sh picks the newest).
+re612='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
+have612=""
+for img in $(dpkg-query -W -f '${Package}\n' 'linux-image-6.12.*' 2>/dev/null | grep -E "$re612" || true); do
+	v=${img#linux-image-}
+	v=${v%-amd64}
+	if installed "linux-image-$v-amd64" && installed "linux-headers-$v-amd64" &&
+		installed "linux-image-$v-rt-amd64" && installed "linux-headers-$v-rt-amd64"; then
+		have612=$v
+	fi
+done
 
-echo "deps.sh: installing ${missing[*]}" >&2
+((${#missing[@]})) || [[ -z $have612 ]] || exit 0
+
 sudo=()
 ((EUID == 0)) || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
+if [[ -z $have612 ]]; then
+	v=$(apt-cache pkgnames linux-image-6.12. | grep -E "$re612" | sed 's/^linux-image-//; s/-amd64$//' |
+		sort -V | tail -n 1)
+	if [[ -z $v ]]; then
+		echo "deps.sh: apt knows no linux-image-6.12.<n>+deb12-amd64 (is bookworm-security in sources.list?)" >&2
+		exit 1
+	fi
+	missing+=("linux-image-$v-amd64" "linux-headers-$v-amd64" "linux-image-$v-rt-amd64" "linux-headers-$v-rt-amd64")
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Locate (stock) or build and cache (debug) a kernel to test kwq on.
+# Locate (stock kernels) or build and cache (debug kernels) a kernel to test
+# kwq on.
 # Prints shell-evaluable KWQ_KERNEL=, KWQ_KDIR=, KWQ_KVER= lines on stdout;
 # progress goes to stderr. Usage: eval "$(scripts/kernel.sh debug)"
 set -Eeuo pipefail
 
 usage() {
 	cat >&2 <<'EOF'
-usage: scripts/kernel.sh stock|debug
+usage: scripts/kernel.sh FLAVOUR
 
-  stock  newest installed Debian linux-image-*-amd64 that also has its
-         headers: KWQ_KERNEL=/boot/vmlinuz-<ver>, KWQ_KDIR=/usr/src/linux-headers-<ver>
-  debug  tinyconfig + kconfig/debug.config built from /usr/src/linux-source-6.1.tar.xz,
-         cached in ${KWQ_CACHE:-/var/cache/kwq}/debug-kernel/<srcver>-<fragment sha256:12>/
+  stock       Debian 12's default kernel: the image the installed
+              linux-image-amd64 metapackage depends on (6.1)
+  stock-6.12  newest installed linux-image-6.12.<n>+deb12-amd64
+  rt-6.12     newest installed linux-image-6.12.<n>+deb12-rt-amd64 (PREEMPT_RT)
+              (stock kernels need their linux-headers-<ver> too:
+              KWQ_KERNEL=/boot/vmlinuz-<ver>, KWQ_KDIR=/usr/src/linux-headers-<ver>)
+  debug       tinyconfig + kconfig/debug.config built from
+              /usr/src/linux-source-6.1.tar.xz, cached in
+              ${KWQ_CACHE:-/var/cache/kwq}/debug-kernel/<srcver>-<fragment sha256:12>/
+  debug-rt    tinyconfig + kconfig/debug-rt.config built from
+              /usr/src/linux-source-6.12.tar.xz, cached in
+              ${KWQ_CACHE:-/var/cache/kwq}/debug-rt-kernel/<srcver>-<fragment sha256:12>/
 
 Prints KWQ_KERNEL=..., KWQ_KDIR=..., KWQ_KVER=... for eval.
 Environment: KWQ_CACHE (cache root), KWQ_JOBS (make -j, default nproc).
@@ -27,18 +36,34 @@ emit() {
 	printf 'KWQ_KERNEL=%q\nKWQ_KDIR=%q\nKWQ_KVER=%q\n' "$1" "$2" "$3"
 }
 
+# An installed image/headers pair: /boot/vmlinuz-VER and its build tree.
+usable() { [[ -r /boot/vmlinuz-$1 && -f /usr/src/linux-headers-$1/Makefile ]]; }
+
 stock() {
-	local pkgs ver best=""
-	# Installed image packages, e.g. linux-image-6.1.0-56-amd64 (the
-	# linux-image-amd64 metapackage and -dbg/-unsigned do not match).
-	pkgs=$(dpkg-query -W -f '${Package} ${db:Status-Status}\n' \
-		'linux-image-*-amd64' 2>/dev/null | awk '$2 == "installed" { print $1 }')
-	for ver in $(printf '%s\n' "$pkgs" | sed -n 's/^linux-image-//p' | sort -V); do
-		if [[ -r /boot/vmlinuz-$ver && -f /usr/src/linux-headers-$ver/Makefile ]]; then
+	local ver
+	# Debian's default kernel is whatever linux-image-amd64 depends on, e.g.
+	# "linux-image-6.1.0-56-amd64 (= 6.1.192-2)"; 6.12 packages installed
+	# beside it are never picked here.
+	ver=$(dpkg-query -W -f '${Depends}' linux-image-amd64 2>/dev/null |
+		sed -n 's/^linux-image-\([^ ,]*-amd64\).*/\1/p') ||
+		true
+	[[ -n $ver ]] || die "linux-image-amd64 is not installed (run scripts/deps.sh)"
+	usable "$ver" || die "no /boot/vmlinuz-$ver with /usr/src/linux-headers-$ver (run scripts/deps.sh)"
+	emit "/boot/vmlinuz-$ver" "/usr/src/linux-headers-$ver" "$ver"
+}
+
+# Newest installed image whose version matches an ERE (anchored), that has
+# its headers too. stock_series ERE DESCRIPTION
+stock_series() {
+	local ere=$1 what=$2 ver best=""
+	for ver in $(dpkg-query -W -f '${Package} ${db:Status-Status}\n' 'linux-image-*' 2>/dev/null |
+		awk '$2 == "installed" { print $1 }' | sed -n 's/^linux-image-//p' |
+		grep -E "^($ere)\$" | sort -V); do
+		if usable "$ver"; then
 			best=$ver
 		fi
 	done
-	[[ -n $best ]] || die "no installed linux-image-*-amd64 with both /boot/vmlinuz-<ver> and /usr/src/linux-headers-<ver> (run scripts/deps.sh)"
+	[[ -n $best ]] || die "no installed $what image with its headers (run scripts/deps.sh)"
 	emit "/boot/vmlinuz-$best" "/usr/src/linux-headers-$best" "$best"
 }
 
@@ -63,20 +88,22 @@ verify_config() {
 	fi
 }
 
+# debug NAME FRAGMENT SERIES: build tinyconfig + kconfig/FRAGMENT from
+# linux-source-SERIES once, cached in $KWQ_CACHE/NAME-kernel/<key>/.
 debug() {
-	local repo frag tarball srcver fhash key cache base final tmp log jobs start
+	local name=$1 series=$3 repo frag tarball srcver fhash key cache base final tmp log jobs start
 	hb=""
 	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	frag=$repo/kconfig/debug.config
-	tarball=/usr/src/linux-source-6.1.tar.xz
+	frag=$repo/kconfig/$2
+	tarball=/usr/src/linux-source-$series.tar.xz
 	[[ -r $frag ]] || die "missing $frag"
 	[[ -r $tarball ]] || die "missing $tarball (run scripts/deps.sh)"
-	srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null) ||
-		die "package linux-source-6.1 is not installed"
+	srcver=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null) ||
+		die "package linux-source-$series is not installed"
 	fhash=$(sha256sum "$frag" | cut -c1-12)
 	key=$srcver-$fhash
 	cache=${KWQ_CACHE:-/var/cache/kwq}
-	base=$cache/debug-kernel
+	base=$cache/$name-kernel
 	final=$base/$key
 	mkdir -p "$base"
 
@@ -97,17 +124,17 @@ debug() {
 		trap 'on_fail "$tmp" "$log" "$base/$key"' ERR
 		jobs=${KWQ_JOBS:-$(nproc)}
 		start=$SECONDS
-		say "building debug kernel $key in $tmp (log: $log)"
+		say "building $name kernel $key in $tmp (log: $log)"
 		step=unpack
 		say "unpacking $tarball"
 		tar -C "$tmp" -xJf "$tarball"
-		mv "$tmp/linux-source-6.1" "$tmp/linux"
-		cp "$frag" "$tmp/debug.config"
+		mv "$tmp/linux-source-$series" "$tmp/linux"
+		cp "$frag" "$tmp/fragment.config"
 		step=configure
 		say "configuring: tinyconfig + $(basename "$frag")"
 		{
 			make -C "$tmp/linux" tinyconfig
-			(cd "$tmp/linux" && scripts/kconfig/merge_config.sh -m .config "$tmp/debug.config")
+			(cd "$tmp/linux" && scripts/kconfig/merge_config.sh -m .config "$tmp/fragment.config")
 			make -C "$tmp/linux" olddefconfig
 		} >>"$log" 2>&1
 		step=verify
@@ -149,7 +176,7 @@ on_fail() {
 	local tmp=$1 log=$2 dest=$3
 	trap - ERR
 	[[ -z ${hb:-} ]] || kill "$hb" 2>/dev/null || true
-	say "error: debug kernel build failed at step '$step'"
+	say "error: kernel build failed at step '$step'"
 	if [[ $step != verify ]]; then
 		say "last lines of $log:"
 		tail -n 40 "$log" >&2 || true
@@ -166,6 +193,9 @@ step=""
 [[ $# -eq 1 ]] || usage
 case $1 in
 stock) stock ;;
-debug) debug ;;
+stock-6.12) stock_series '6\.12\.[0-9]+\+deb12-amd64' 'linux-image-6.12.<n>+deb12-amd64' ;;
+rt-6.12) stock_series '6\.12\.[0-9]+\+deb12-rt-amd64' 'linux-image-6.12.<n>+deb12-rt-amd64' ;;
+debug) debug debug debug.config 6.1 ;;
+debug-rt) debug debug-rt debug-rt.config 6.12 ;;
 *) usage ;;
 esac

@@ -62,6 +62,22 @@ console console-kmemleak.log 1 kmemleak
 console console-ubsan.log 1 ubsan   # module built with UBSAN_SANITIZE := y
 console console-oops.log 1 gpf
 console console-panic.log 1 panic  # panic_on_warn: no KWQ-EXIT, no dmesg dump
+# A checker that switched itself off fails the run (issue 14, item 10).
+# Real: a module locking a spinlock whose lockdep key is on its stack.
+console console-lockdep-nonstatic.log 1 lockdep-off
+console console-lockdep-nonstatic.log 1 stack-trace
+# Real: `echo off > /sys/kernel/debug/kmemleak` in the guest.
+console console-kmemleak-off.log 1 kmemleak-off
+# Real: scripts/plant.sh on the PREEMPT_RT debug kernel.
+console console-rt-plant.log 1 lock-nesting
+console console-rt-plant.log 1 sleep-in-atomic
+# Hand-made from the kernel's message texts (6.1 sources).
+console console-off-lockdep.log 1 lockdep-off
+console console-off-taint.log 1 lockdep-off
+console console-off-kmemleak.log 1 kmemleak-off
+console console-off-kasan.log 1 kasan-off
+console console-off-debugobjects.log 1 debugobjects-off
+console console-call-trace.log 1 stack-trace
 
 # KTAP from the debug kernel's KUnit: a module suite with a pass, a fail, a
 # skip and a parameterised case (params 1 and 3 pass, 2 fails); leaves count.

@@ -55,4 +55,5 @@ exec 3<&-
 rmmod kwq; tap $? "rmmod kwq after close"
 [ ! -e /dev/kwq ]; tap $? "/dev/kwq is gone"
 kmemleak_report; tap $? "kmemleak reports nothing"
+checkers_still_on
 tap_end

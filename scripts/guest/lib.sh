@@ -27,17 +27,49 @@ dmesg_since_mark() {
 		grep -v -e 'taints kernel' -e 'tainting kernel' || true
 }
 
+# What the kernel was built with: scripts/build.sh writes the words of the
+# checkers enabled in the build tree's .config (lockdep kmemleak kasan
+# kcsan kunit failslab) to ./kernel-checkers. kernel_has WORD
+kernel_has() { grep -qw "$1" ./kernel-checkers 2>/dev/null; }
+
 kmemleak_clear() {
 	[ -w /sys/kernel/debug/kmemleak ] && echo clear > /sys/kernel/debug/kmemleak
 	return 0
 }
 # Report leaks since kmemleak_clear; objects must be 5 s old to count.
+# Fails when the kernel has kmemleak but it is gone or refuses to scan
+# (it refuses with EPERM once it has disabled itself).
 kmemleak_report() {
-	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	if [ ! -w /sys/kernel/debug/kmemleak ]; then
+		kernel_has kmemleak || return 0
+		echo "# kmemleak is configured but /sys/kernel/debug/kmemleak is not there"
+		return 1
+	fi
 	sleep 6
-	echo scan > /sys/kernel/debug/kmemleak
-	echo scan > /sys/kernel/debug/kmemleak
+	if ! { echo scan > /sys/kernel/debug/kmemleak && echo scan > /sys/kernel/debug/kmemleak; }; then
+		echo "# kmemleak refused to scan: it has disabled itself"
+		return 1
+	fi
 	cat /sys/kernel/debug/kmemleak > /tmp/kmemleak.txt
 	cat /tmp/kmemleak.txt
 	[ ! -s /tmp/kmemleak.txt ]
+}
+
+# The checkers the kernel was built with must still be on at the end of a
+# run: lockdep and kmemleak switch themselves off after an internal error
+# or their first report, and everything after that runs unchecked. Prints
+# TAP points into the current section.
+checkers_still_on() {
+	if kernel_has lockdep; then
+		checkers_dl=$(sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats 2>/dev/null)
+		[ "$checkers_dl" = 1 ]
+		tap $? "lockdep is still on (/proc/lockdep_stats debug_locks: ${checkers_dl:-missing})"
+	fi
+	if kernel_has kmemleak; then
+		# Writes other than "clear" fail with EPERM once kmemleak is off;
+		# "scan=off" only stops the (already stopped) scan thread.
+		checkers_st=0
+		echo scan=off 2>/dev/null > /sys/kernel/debug/kmemleak || checkers_st=1
+		tap $checkers_st "kmemleak is still on (/sys/kernel/debug/kmemleak accepts a command)"
+	fi
 }
