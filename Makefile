@@ -4,7 +4,8 @@
 #   make            kwq.ko (and the KUnit module if KDIR has KUnit), libkwq,
 #                   kwqctl, tests
 #   make demo       boot Debian's kernel in QEMU and show kwq at work
-#   make check      every test on the stock and the debug kernel
+#   make check      every test on five kernels (stock 6.1, 6.12, 6.12-rt and
+#                   the two debug kernels; KWQ_KERNELS picks a subset)
 #   make lint       checkpatch, kernel-doc, W=1, sparse
 #   make bench      every benchmark in one QEMU boot (not part of check)
 #   make install    modules_install + libkwq, kwqctl under PREFIX
