@@ -153,8 +153,12 @@ for flavour in $flavours; do
 	fi
 	((need == 0)) || verdict "$flavour-kunit-and-faults-ran" $bad
 	if [[ $flavour == debug-rt ]]; then
-		scripts/plant.sh "$flavour" >"$out/$flavour-plant.tap" 2>&1 || true
+		scripts/plant.sh "$flavour" rt >"$out/$flavour-plant.tap" 2>&1 || true
 		count "$flavour/plant-expected-red" "$out/$flavour-plant.tap"
+	fi
+	if [[ $flavour == debug ]]; then
+		scripts/plant.sh "$flavour" irq >"$out/$flavour-plant-irq.tap" 2>&1 || true
+		count "$flavour/plant-irq-expected-red" "$out/$flavour-plant-irq.tap"
 	fi
 	echo "console log: $out/$flavour-console.log"
 done

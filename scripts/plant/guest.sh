@@ -1,7 +1,10 @@
 #!/bin/sh
-# In the guest (scripts/plant.sh): load kwq and the plant, which takes a
-# spinlock_t inside a raw_spinlock_t section while it loads.
+# In the guest (scripts/plant.sh): load kwq and the one plant module in
+# this directory, which does its wrong thing while it loads.
 insmod ./kwq.ko || exit 1
-insmod ./kwq_plant_rt.ko || exit 1
-rmmod kwq_plant_rt
+for p in ./kwq_plant_*.ko; do
+	insmod "$p" || exit 1
+	p=${p##*/}
+	rmmod "${p%.ko}"
+done
 rmmod kwq
