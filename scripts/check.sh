@@ -12,7 +12,8 @@
 # The debug kernels are built once and cached; a missing one is built in
 # the background (nice'd) while the stock kernels' guests run. On debug-rt
 # an expected-red check (scripts/plant.sh) must see a planted RT-only lock
-# nesting caught. Ends with one line: "N passed, N failed[, N skipped]".
+# nesting caught, and on debug a call with interrupts off caught by
+# kwq_lock()'s own assertion. Ends with one line: "N passed, N failed[, N skipped]".
 # Environment: KWQ_KERNELS (default "stock stock-6.12 rt-6.12 debug
 # debug-rt"; any subset, in any order), KWQ_VM_TIMEOUT (s).
 set -euo pipefail
