@@ -1,0 +1,68 @@
+# shellcheck shell=sh
+# Guest half of scripts/package-check.sh (busybox sh, cwd /kwq): load the
+# kwq.ko DKMS built in the throwaway root, drive it with the packaged
+# (dynamically linked) kwqctl and libkwq(3)'s example, and print kwqctl's
+# JSON between KWQ-JSON-BEGIN/END markers for the host to validate.
+# shellcheck source=scripts/guest/lib.sh
+. ./lib.sh
+
+# The packaged programs run through the throwaway root's loader and libc.
+run() { # PROGRAM ARGS...
+	p=$1
+	shift
+	/kwq/lib/ld-linux-x86-64.so.2 --library-path /kwq/lib "/kwq/bin/$p" "$@"
+}
+# tap_cmd DESCRIPTION EXPECTED-OUTPUT COMMAND...: status 0 and that output.
+tap_cmd() {
+	desc=$1 want=$2
+	shift 2
+	got=$("$@" 2>&1)
+	st=$?
+	[ "$st" -eq 0 ] && [ "$got" = "$want" ]
+	r=$?
+	[ "$r" -eq 0 ] || echo "# status $st, output: $got (wanted: $want)"
+	tap "$r" "$desc"
+}
+
+tap_begin package-guest
+insmod ./kwq.ko
+tap $? "insmod of the DKMS-built kwq.ko on $(uname -r)"
+[ "$(cat /sys/module/kwq/srcversion 2>/dev/null)" = "$(cat ./srcversion)" ]
+tap $? "the loaded module is the DKMS-built one (srcversion $(cat ./srcversion))"
+[ -c /dev/kwq ]
+tap $? "/dev/kwq exists"
+
+v=$(run kwqctl version 2>&1)
+case $v in "abi 1, key_max 512 bytes, name_max 64, features 0x"*) r=0 ;; *) r=1 ;; esac
+[ "$r" -eq 0 ] || echo "# got: $v"
+tap "$r" "kwqctl version"
+tap_cmd "kwqctl create pkg" "" run kwqctl create pkg --mode 0660
+tap_cmd "kwqctl add: queued, queued, duplicate" "default/web: queued
+default/db: queued
+default/web: duplicate" run kwqctl add pkg default/web default/db default/web
+tap_cmd "kwqctl get --done takes the first key" "default/web" run kwqctl get pkg --done
+tap_cmd "kwqctl len" "1" run kwqctl len pkg
+
+# JSON_SECTION NAME COMMAND...: the output between markers, then its status.
+json_section() {
+	name=$1
+	shift
+	echo "KWQ-JSON-BEGIN $name"
+	"$@"
+	st=$?
+	echo "KWQ-JSON-END $name"
+	tap "$st" "kwqctl $name --json exits 0"
+}
+json_section list run kwqctl --json list
+json_section stats run kwqctl stats pkg --json
+json_section metrics run kwqctl metrics --json pkg
+
+# libkwq(3)'s example, built with pkg-config in the root: shared and static.
+tap_cmd "libkwq(3) example (shared libkwq.so.0)" "ns/web" run example
+tap_cmd "libkwq(3) example (static libkwq.a)" "ns/web" ./bin/example-static
+tap_cmd "kwqctl list after the example destroyed its queue" "pkg" run kwqctl list
+
+tap_cmd "kwqctl destroy pkg" "" run kwqctl destroy pkg
+rmmod kwq
+tap $? "rmmod kwq"
+tap_end
