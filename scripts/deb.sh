@@ -11,7 +11,7 @@ usage: scripts/deb.sh [--next VERSION] [OUTDIR]
 
 Builds the binary packages into OUTDIR (default build/deb): the tree's
 tracked and untracked, not ignored files are copied to OUTDIR/src and
-built there with dpkg-buildpackage -b.
+built there with dpkg-buildpackage (source and binaries).
   --next VERSION  put a changelog entry for VERSION on top first (used by
                   scripts/package-check.sh to test an upgrade)
 EOF
@@ -70,8 +70,8 @@ if [[ -n $next ]]; then
 fi
 
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
-rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo "$out"/*.dsc "$out"/*.tar.*
 say "building kwq $version in $src"
-(cd "$src" && dpkg-buildpackage -b -us -uc -j2)
+(cd "$src" && dpkg-buildpackage -us -uc -j2)
 # dpkg-buildpackage writes next to the source directory.
 ls "$out"/*_"$version"_*.deb
