@@ -25,12 +25,24 @@ tap_cmd() {
 }
 
 tap_begin package-guest
+# The package's udev rule, applied by the root's own udevd: /etc/group
+# gets the kwq group as the package's postinst created it.
+mkdir -p /etc/udev/rules.d /run/udev
+cp ./60-kwq.rules /etc/udev/rules.d/
+echo "root:x:0:0:root:/root:/bin/sh" >/etc/passwd
+{ echo "root:x:0:"; cat ./group; } >/etc/group
+run systemd-udevd --daemon >/tmp/udevd.log 2>&1
+tap $? "systemd-udevd (from the throwaway root) started"
 insmod ./kwq.ko
 tap $? "insmod of the DKMS-built kwq.ko on $(uname -r)"
 [ "$(cat /sys/module/kwq/srcversion 2>/dev/null)" = "$(cat ./srcversion)" ]
 tap $? "the loaded module is the DKMS-built one (srcversion $(cat ./srcversion))"
 [ -c /dev/kwq ]
 tap $? "/dev/kwq exists"
+run udevadm settle --timeout=30
+perm=$(stat -c '%a %U:%G' /dev/kwq)
+[ "$perm" = "660 root:kwq" ]
+tap $? "udev made /dev/kwq 0660 root:kwq (got: $perm)"
 
 v=$(run kwqctl version 2>&1)
 case $v in "abi 1, key_max 512 bytes, name_max 64, features 0x"*) r=0 ;; *) r=1 ;; esac
