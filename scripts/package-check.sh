@@ -148,7 +148,7 @@ for page in man/kwqctl.1 man/libkwq.3 man/kwq.4; do
 	check "lexgrog finds the NAME section of $page" "$out/lexgrog.log" lexgrog "$page"
 done
 check "shellcheck: bash completion, maintainer scripts" "$out/shellcheck.log" \
-	shellcheck -s bash userspace/kwqctl/kwqctl.bash-completion -s sh debian/kwq-dkms.postinst
+	shellcheck userspace/kwqctl/kwqctl.bash-completion debian/kwq-dkms.postinst
 
 # --- make deb --------------------------------------------------------------
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
@@ -199,10 +199,12 @@ unmount_root() {
 }
 
 # What the root needs besides minbase: DKMS and its compiler, pkg-config
-# for the library test, bash-completion, and the 6.1 headers. The 6.12
+# for the library test, bash-completion, udev (its udevd applies the
+# package's rule in the guest), and the 6.1 headers. The 6.12
 # headers are only downloaded: installing them is part of the test.
-root_pkgs=(dkms gcc make libc6-dev pkg-config bash-completion kmod man-db "linux-headers-$k61")
-key=$(printf '%s\n' "$uri" "${root_pkgs[@]}" "linux-headers-$k612" | sha256sum | cut -c1-12)
+root_pkgs=(dkms gcc make libc6-dev pkg-config bash-completion kmod man-db udev "linux-headers-$k61")
+# Bump prep= when the preparation below changes.
+key=$(printf '%s\n' prep=2 "$uri" "${root_pkgs[@]}" "linux-headers-$k612" | sha256sum | cut -c1-12)
 tarball=$cache/bookworm-$key.tar
 mkdir -p "$cache"
 rm -rf --one-file-system "$root"
@@ -216,6 +218,11 @@ if [[ ! -f $tarball ]]; then
 	[[ ! -r /etc/apt/sources.list ]] || cp /etc/apt/sources.list "$root/etc/apt/"
 	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"
+	# The 6.12 headers pull in the 6.12 image, whose hook would build an
+	# initramfs nobody boots (the guests use a busybox one): skip that.
+	in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.kwq-test \
+		--add /usr/sbin/update-initramfs >>"$log" 2>&1
+	ln -sf /bin/true "$root/usr/sbin/update-initramfs"
 	mount_root
 	{
 		in_root apt-get update -qq
@@ -273,7 +280,7 @@ check "the udev rule makes /dev/kwq 0660 root:kwq" "$out/udev.log" \
 check "no modules-load.d entry (off by default)" "$out/modload.log" \
 	test ! -e "$root/etc/modules-load.d/kwq.conf"
 check "man pages installed: kwqctl(1) libkwq(3) kwq(4)" "$out/man-inst.log" \
-	in_root man -w kwqctl.1 libkwq.3 kwq.4
+	in_root sh -c 'man -w 1 kwqctl && man -w 3 libkwq && man -w 4 kwq'
 
 # The 6.12 headers arrive as on a kernel update: DKMS's hook builds kwq.
 check "installing linux-headers-$k612 in the root" "$out/headers-612.log" \
@@ -318,12 +325,23 @@ guest_files() { # KVER DIR
 	*.gz) gzip -dc "$ko" >"$d/kwq.ko" ;;
 	*) cp "$ko" "$d/kwq.ko" ;;
 	esac
-	modinfo -F srcversion "$d/kwq.ko" >"$d/srcversion"
+	# The module's GNU build-id note, raw, as /sys/module/kwq/notes shows it.
+	objcopy -O binary --only-section=.note.gnu.build-id "$d/kwq.ko" "$d/build-id.bin"
+	od -An -tx1 -v "$d/build-id.bin" | tr -d ' \n' >"$d/build-id"
+	[[ -s $d/build-id ]]
 	# The packaged, dynamically linked programs run through the root's
 	# loader with its libraries (the guest is a bare busybox initramfs).
 	cp "$root/usr/bin/kwqctl" "$root/tmp/example" "$root/tmp/example-static" "$d/bin/"
 	cp -L "$root"/lib64/ld-linux-x86-64.so.2 "$root"/lib/x86_64-linux-gnu/libc.so.6 \
 		"$root"/usr/lib/x86_64-linux-gnu/libkwq.so.0 "$d/lib/"
+	# udevd (systemd-udevd is udevadm under another name) and its libraries.
+	cp "$root/bin/udevadm" "$d/bin/udevadm"
+	cp "$root/bin/udevadm" "$d/bin/systemd-udevd"
+	in_root ldd /bin/udevadm | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
+		cp -L "$root$lib" "$d/lib/"
+	done
+	cp "$root/lib/udev/rules.d/60-kwq.rules" "$d/"
+	in_root getent group kwq >"$d/group"
 	cp "$top/scripts/guest/lib.sh" "$d/"
 }
 guest_ok=()
@@ -388,13 +406,22 @@ check "purge: no kwq module left in /lib/modules" "$out/purge-ko.log" \
 check "purge: DKMS knows no kwq" "$out/purge-dkms.log" \
 	sh -c "! chroot '$root' dkms status -m kwq | grep ."
 snapshot >"$out/files.after"
-# New files besides the 6.12 headers (installed during the test) and the
-# test's own /tmp are leftovers.
-comm -13 "$out/files.before" "$out/files.after" |
-	grep -v -e "^./usr/src/linux-headers-$k612" -e "^./usr/src/linux-headers-${k612%-amd64}-common" \
-		-e "^./lib/modules/$k612" -e '^./usr/lib/linux-kbuild-' -e '^./usr/share/doc/linux-' \
-		-e '^./usr/bin/' -e '^./usr/share/man/' -e '^./usr/share/lintian/overrides/linux-' \
-		-e '^./etc/ld.so.cache' >"$out/leftovers.log" || true
+# New files that no installed package owns, besides what depmod and
+# ldconfig generate. (/lib, /bin, /sbin are /usr's: one name for each.)
+# Those of kwq (its name, DKMS's updates/ directories) are leftovers; the
+# others come from the 6.12 image the headers pulled in (alternatives,
+# /vmlinuz links) and are listed as comments.
+usrmerge() { sed -e 's|^\./lib/|./usr/lib/|' -e 's|^\./lib64/|./usr/lib64/|' \
+	-e 's|^\./bin/|./usr/bin/|' -e 's|^\./sbin/|./usr/sbin/|' | sort -u; }
+sed 's|^|.|' "$root"/var/lib/dpkg/info/*.list | usrmerge >"$out/files.owned"
+comm -13 <(usrmerge <"$out/files.before") <(usrmerge <"$out/files.after") |
+	comm -23 - "$out/files.owned" |
+	grep -v -e '^\./usr/lib/modules/[^/]*/modules\.' -e '^\./etc/ld\.so\.cache$' \
+		>"$out/unowned.log" || true
+grep -i -e kwq -e '/updates/' "$out/unowned.log" |
+	grep -v -x -F ./usr/sbin/update-initramfs.kwq-test >"$out/leftovers.log" || true
+sed 's/^/# not kwq, unowned: /' "$out/unowned.log" | grep -v -F -f "$out/leftovers.log" |
+	grep -v -F 'update-initramfs.kwq-test' || true
 if [[ -s $out/leftovers.log ]]; then
 	tap 1 "purge: nothing of kwq left in the root" "$out/leftovers.log"
 else

@@ -35,8 +35,10 @@ run systemd-udevd --daemon >/tmp/udevd.log 2>&1
 tap $? "systemd-udevd (from the throwaway root) started"
 insmod ./kwq.ko
 tap $? "insmod of the DKMS-built kwq.ko on $(uname -r)"
-[ "$(cat /sys/module/kwq/srcversion 2>/dev/null)" = "$(cat ./srcversion)" ]
-tap $? "the loaded module is the DKMS-built one (srcversion $(cat ./srcversion))"
+# Its GNU build-id note, as the kernel shows it, against the file's.
+loaded=$(od -An -tx1 -v /sys/module/kwq/notes/.note.gnu.build-id 2>/dev/null | tr -d ' \n')
+[ -n "$loaded" ] && [ "$loaded" = "$(cat ./build-id)" ]
+tap $? "the loaded module is the DKMS-built one (build-id note $loaded)"
 [ -c /dev/kwq ]
 tap $? "/dev/kwq exists"
 run udevadm settle --timeout=30
