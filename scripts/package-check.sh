@@ -106,12 +106,11 @@ ensure_pkgs() {
 # Newest installable version of the 6.12 stock kernel (never hard-coded):
 # linux-image-6.12.<n>+deb12-amd64 that has linux-headers of the same name.
 kver_612() {
-	local v best=""
-	for v in $(apt-cache pkgnames linux-image-6.12. 2>/dev/null |
-		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p' | sort -V); do
-		apt-cache show "linux-headers-$v" >/dev/null 2>&1 && best=$v
-	done
-	echo "$best"
+	local re='s/^linux-\(image\|headers\)-\(6\.12\.[0-9]*+deb12-amd64\)$/\2/p'
+	# Versions with both names known to apt, the newest.
+	comm -12 <(apt-cache pkgnames linux-image-6.12. 2>/dev/null | sed -n "$re" | sort) \
+		<(apt-cache pkgnames linux-headers-6.12. 2>/dev/null | sed -n "$re" | sort) |
+		sort -V | tail -n 1
 }
 
 mkdir -p "$out"
