@@ -8,7 +8,13 @@
 #                   the two debug kernels; KWQ_KERNELS picks a subset)
 #   make lint       checkpatch, kernel-doc, W=1, sparse
 #   make bench      every benchmark in one QEMU boot (not part of check)
-#   make install    modules_install + libkwq, kwqctl under PREFIX
+#   make install    modules_install + libkwq, kwqctl, man pages, bash
+#                   completion under PREFIX
+#   make deb        Debian packages in build/deb (kwq-dkms, libkwq0,
+#                   libkwq-dev, kwq-tools)
+#   make package-check  build, lint, install, upgrade and purge the
+#                   packages in a throwaway root; DKMS-built kwq.ko in QEMU
+#   make dkms-install   the module through DKMS without the packages
 
 # The running kernel's build tree if it has one, else the newest Debian
 # linux-headers-*-amd64 installed; KDIR=... overrides.
@@ -16,6 +22,8 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 	if [ -d $$d ]; then echo $$d; \
 	else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; fi)
 PREFIX ?= /usr/local
+# The one version: the top entry of debian/changelog.
+VERSION := $(shell awk -F'[()]' 'NR == 1 { sub(/-.*/, "", $$2); print $$2 }' debian/changelog)
 
 all: modules userspace
 
@@ -47,8 +55,33 @@ lint:
 bench:
 	scripts/bench.sh
 
+deb:
+	scripts/deb.sh
+
+package-check:
+	scripts/package-check.sh
+
+# By hand, what kwq-dkms does: the module's source in /usr/src/kwq-VERSION,
+# then dkms add, build and install for the running kernel (KVER=... for
+# another one with headers).
+DKMS_SRC := /usr/src/kwq-$(VERSION)
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)/module $(DKMS_SRC)/uapi/linux
+	cp module/Kbuild module/*.c module/*.h $(DKMS_SRC)/module/
+	cp uapi/linux/kwq.h $(DKMS_SRC)/uapi/linux/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	dkms add -m kwq -v $(VERSION)
+	dkms build -m kwq -v $(VERSION) $(if $(KVER),-k $(KVER))
+	dkms install -m kwq -v $(VERSION) $(if $(KVER),-k $(KVER))
+
+dkms-remove:
+	dkms remove -m kwq -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf build
 
-.PHONY: all check-kdir modules userspace install demo check lint bench clean
+.PHONY: all check-kdir modules userspace install demo check lint bench clean \
+	deb package-check dkms-install dkms-remove

@@ -22,7 +22,10 @@
 #define EXIT_NOTHING	3
 
 static const char usage_text[] =
-"usage: kwqctl COMMAND [ARGS]\n"
+"usage: kwqctl [--json] COMMAND [ARGS]\n"
+"\n"
+"  --json (before the command, or among its options): list, stats and\n"
+"  metrics print one JSON document instead of text\n"
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
@@ -46,14 +49,14 @@ static const char usage_text[] =
 "                               leased for S seconds, then exit without\n"
 "                               done (it goes back to the queue); neither:\n"
 "                               leave it processing for a later done\n"
-"  list                         names of all queues\n"
-"  metrics [NAME...]            statistics in the Prometheus text format\n"
+"  list [--json]                names of all queues\n"
+"  metrics [--json] [NAME...]   statistics in the Prometheus text format\n"
 "                               (client-go's workqueue_* names, kwq_* extras)\n"
 "  top [--interval MS] [--count N]\n"
 "                               a refreshing table of all queues\n"
 "  done NAME KEY                end the processing of KEY\n"
 "  len NAME                     print the number of keys ready\n"
-"  stats NAME                   print the queue's counters\n"
+"  stats NAME [--json]          print the queue's counters\n"
 "  shutdown NAME                refuse further adds\n"
 "  drain NAME [--timeout MS] [--flush]\n"
 "                               shut down and wait until all work is done\n"
@@ -104,7 +107,11 @@ struct opts {
 	int flush;
 	long hold_s;
 	long processing_timeout_ms;
+	int json;
 };
+
+/* Set by a --json before the command. */
+static int json_global;
 
 static int parse_policy(const char *s, unsigned int *policy)
 {
@@ -132,6 +139,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "flush", no_argument, NULL, 'f' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "processing-timeout", required_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,8 +154,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->flush = 0;
 	o->hold_s = -1;
 	o->processing_timeout_ms = 0;
+	o->json = json_global;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfH:T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfH:T:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
@@ -177,6 +186,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'H':
 			if (parse_long(optarg, &o->hold_s) || o->hold_s < 0)
 				return -EINVAL;
+			break;
+		case 'j':
+			o->json = 1;
 			break;
 		case 'T':
 			if (parse_long(optarg, &o->processing_timeout_ms) ||
@@ -266,15 +278,26 @@ static int cmd_backoff(int fd, const char *name, const char *cmd, int nkeys, cha
 	return status;
 }
 
-static int cmd_list(void)
+static int cmd_list(int json)
 {
 	static char names[1024][KWQ_NAME_MAX];
 	int i, n = kwq_list(names, 1024);
 
 	if (n < 0)
 		return fail("list", "queues", n);
-	for (i = 0; i < n && i < 1024; i++)
-		printf("%s\n", names[i]);
+	if (json)
+		printf("{\"queues\":[");
+	for (i = 0; i < n && i < 1024; i++) {
+		if (!json) {
+			printf("%s\n", names[i]);
+			continue;
+		}
+		if (i)
+			putchar(',');
+		json_string(names[i]);
+	}
+	if (json)
+		printf("]}\n");
 	return 0;
 }
 
@@ -409,10 +432,14 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 			printf("%lld\n", (long long)n);
 	} else if (!strcmp(cmd, "stats")) {
 		ret = kwq_stats(fd, &st);
-		if (ret)
+		if (ret) {
 			ret = fail("stats of", name, ret);
-		else
+		} else if (o->json) {
+			json_stats(name, &st);
+			putchar('\n');
+		} else {
 			print_stats(name, &st);
+		}
 	} else if (!strcmp(cmd, "shutdown")) {
 		ret = kwq_shutdown(fd);
 		ret = ret ? fail("shutdown", name, ret) : 0;
@@ -436,15 +463,27 @@ int main(int argc, char **argv)
 	struct opts o;
 	int fd;
 
+	if (argc >= 2 && !strcmp(argv[1], "--json")) {
+		json_global = 1;
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return argc < 2 ? usage() : (fputs(usage_text, stdout), 0);
 	cmd = argv[1];
 	if (!strcmp(cmd, "version"))
 		return cmd_version();
-	if (!strcmp(cmd, "list"))
-		return cmd_list();
-	if (!strcmp(cmd, "metrics"))
-		return kwqctl_metrics(argc - 2, argv + 2);
+	if (!strcmp(cmd, "list")) {
+		if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json")))
+			return usage();
+		return cmd_list(json_global || argc == 3);
+	}
+	if (!strcmp(cmd, "metrics")) {
+		int r = kwqctl_metrics(argc - 2, argv + 2, json_global);
+
+		return r == 2 ? usage() : r;
+	}
 	if (!strcmp(cmd, "top")) {
 		int r = kwqctl_top(argc - 2, argv + 2);
 

@@ -3,9 +3,16 @@
 #ifndef KWQCTL_H
 #define KWQCTL_H
 
-/* kwqctl metrics [NAME...]: Prometheus text format. */
-int kwqctl_metrics(int argc, char **argv);
+#include "libkwq.h"
+
+/* kwqctl metrics [--json] [NAME...]: Prometheus text format or JSON. */
+/* Returns 2 on a usage error. */
+int kwqctl_metrics(int argc, char **argv, int json);
 /* kwqctl top [--interval MS] [--count N]: a refreshing table. */
 int kwqctl_top(int argc, char **argv);
+
+/* JSON output (json.c): a quoted, escaped string; one queue's stats object. */
+void json_string(const char *s);
+void json_stats(const char *name, const struct kwq_stats *st);
 
 #endif /* KWQCTL_H */

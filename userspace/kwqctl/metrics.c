@@ -154,14 +154,76 @@ static void seconds_gauge(const struct sample *s, int n, const char *name, const
 		       (longest ? s[i].st.longest_running_ns : s[i].st.unfinished_work_ns) / 1e9);
 }
 
-int kwqctl_metrics(int argc, char **argv)
+/*
+ * One object per queue: client-go's metric names as keys, histograms as
+ * {"le": bounds in seconds (null for +Inf), "buckets": cumulative counts,
+ * "sum": seconds, "count"}.
+ */
+static void json_histogram(const char *name, const unsigned long long *c,
+			   unsigned long long sum_ns)
+{
+	unsigned long long cum = 0;
+	int b;
+
+	printf(",\"%s\":{\"le\":[", name);
+	for (b = 0; b < KWQ_STATS_BUCKETS; b++)
+		printf("%s%s", b ? "," : "", b == KWQ_STATS_BUCKETS - 1 ? "null" : le[b]);
+	printf("],\"buckets\":[");
+	for (b = 0; b < KWQ_STATS_BUCKETS; b++) {
+		cum += c[b];
+		printf("%s%llu", b ? "," : "", cum);
+	}
+	printf("],\"sum\":%.9f,\"count\":%llu}", sum_ns / 1e9, cum);
+}
+
+static void metrics_json(const struct sample *s, int n)
+{
+	size_t m;
+	int i;
+
+	printf("{\"queues\":[");
+	for (i = 0; i < n; i++) {
+		const struct kwq_stats *st = &s[i].st;
+
+		printf("%s{\"name\":", i ? "," : "");
+		json_string(s[i].name);
+		for (m = 0; m < sizeof(simple) / sizeof(simple[0]); m++)
+			printf(",\"%s\":%llu", simple[m].name, simple[m].get(st));
+		json_histogram("workqueue_queue_duration_seconds", st->queue_latency,
+			       st->queue_latency_sum_ns);
+		json_histogram("workqueue_work_duration_seconds", st->work_duration,
+			       st->work_duration_sum_ns);
+		printf(",\"workqueue_unfinished_work_seconds\":%.9f",
+		       st->unfinished_work_ns / 1e9);
+		printf(",\"workqueue_longest_running_processor_seconds\":%.9f}",
+		       st->longest_running_ns / 1e9);
+	}
+	printf("]}\n");
+}
+
+int kwqctl_metrics(int argc, char **argv, int json)
 {
 	static struct sample s[MAX_QUEUES];
+	static char *names[MAX_QUEUES];
 	size_t m;
-	int i, n = collect(argc, argv, s);
+	int i, n, nnames = 0;
 
+	/* --json may stand anywhere among the queue names. */
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-')
+			return 2;
+		else if (nnames < MAX_QUEUES)
+			names[nnames++] = argv[i];
+	}
+	n = collect(nnames, names, s);
 	if (n < 0)
 		return 1;
+	if (json) {
+		metrics_json(s, n);
+		return 0;
+	}
 	for (m = 0; m < sizeof(simple) / sizeof(simple[0]); m++) {
 		printf("# HELP %s %s\n# TYPE %s %s\n", simple[m].name, simple[m].help,
 		       simple[m].name, simple[m].type);
