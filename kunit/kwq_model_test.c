@@ -266,7 +266,7 @@ static const char *mret(char *buf, size_t n, s64 ret)
 
 	if (e)
 		return e;
-	snprintf(buf, n, "%lld", ret);
+	scnprintf(buf, n, "%lld", ret);
 	return buf;
 }
 
@@ -898,13 +898,13 @@ static void mcompare(struct mrun *r)
 	kwq_stats(r->q, g);
 	mexpect(r, "stats.state", w->state, g->state);
 	for (f = 0; f < ARRAY_SIZE(mfields); f++) {
-		snprintf(what, sizeof(what), "stats.%s", mfields[f].name);
+		scnprintf(what, sizeof(what), "stats.%s", mfields[f].name);
 		mexpect(r, what, mfield(w, f), mfield(g, f));
 	}
 	mexpect(r, "queue_latency observations", w->gets, hist_count(g->queue_latency));
 	mexpect(r, "work_duration observations", w->dones, hist_count(g->work_duration));
 	for (i = 0; i < MKEYS; i++) {
-		snprintf(what, sizeof(what), "num_requeues(k%u)", i);
+		scnprintf(what, sizeof(what), "num_requeues(k%u)", i);
 		mexpect(r, what, r->k[i].failures,
 			kwq_num_requeues(r->q, mkey_bytes[i], mkey_len[i]));
 	}
@@ -1199,8 +1199,8 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 	if (r->cov && !r->failed)
 		r->cov->outcome[MOP_DESTROY][8 + 7]++;
 	if (r->logging) {
-		snprintf(r->log[r->nlog % MLOG_LINES], MLOG_LEN, "%u: %s (destroyed) = %s%s%s",
-			 step + 1, mop_name[op->type], mret(a, sizeof(a), got),
+		scnprintf(r->log[r->nlog % MLOG_LINES], MLOG_LEN, "%u: %s (destroyed) = %s%s%s",
+			  step + 1, mop_name[op->type], mret(a, sizeof(a), got),
 			 r->failed ? "  <-- " : "", r->failed ? r->why : "");
 		r->nlog++;
 	}
@@ -1417,57 +1417,57 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		return !r->failed;
 	switch (op->type) {
 	case MOP_ADD_POLICY:
-		n = snprintf(r->line, sizeof(r->line), "add_policy k%u policy=%u", op->key,
-			     op->arg);
+		n = scnprintf(r->line, sizeof(r->line), "add_policy k%u policy=%u", op->key,
+			      op->arg);
 		break;
 	case MOP_DRAIN:
-		n = snprintf(r->line, sizeof(r->line), "drain flags=%#x", op->arg);
+		n = scnprintf(r->line, sizeof(r->line), "drain flags=%#x", op->arg);
 		break;
 	case MOP_ADD_AFTER:
-		n = snprintf(r->line, sizeof(r->line), "add_after k%u delay=%lld flags=%#x",
-			     op->key, (long long)delay, op->arg);
+		n = scnprintf(r->line, sizeof(r->line), "add_after k%u delay=%lld flags=%#x",
+			      op->key, (long long)delay, op->arg);
 		break;
 	case MOP_GET:
-		n = snprintf(r->line, sizeof(r->line), "%s cap=%u", op->api ? "get_ticket" : "get",
-			     op->arg);
+		n = scnprintf(r->line, sizeof(r->line), "%s cap=%u", op->api ? "get_ticket" : "get",
+			      op->arg);
 		if (want == 0)
 			n += scnprintf(r->line + n, sizeof(r->line) - n, " -> k%u", i);
 		break;
 	case MOP_DONE:
 	case MOP_REQUEUE:
-		n = snprintf(r->line, sizeof(r->line), "%s%s k%u ticket=%llu", mop_name[op->type],
-			     op->api ? "_ticket" : "", op->key, ticket);
+		n = scnprintf(r->line, sizeof(r->line), "%s%s k%u ticket=%llu", mop_name[op->type],
+			      op->api ? "_ticket" : "", op->key, ticket);
 		break;
 	case MOP_DONE_GET:
-		n = snprintf(r->line, sizeof(r->line), "done_get k%u cap=%u", op->key, op->arg);
+		n = scnprintf(r->line, sizeof(r->line), "done_get k%u cap=%u", op->key, op->arg);
 		break;
 	case MOP_STEP:
-		n = snprintf(r->line, sizeof(r->line), "step %lld ns (now %lld)",
-			     (long long)op->val, (long long)r->now);
+		n = scnprintf(r->line, sizeof(r->line), "step %lld ns (now %lld)",
+			      (long long)op->val, (long long)r->now);
 		break;
 	case MOP_BAD_KEY:
-		n = snprintf(r->line, sizeof(r->line), "bad key (call %u, kind %u)", op->mode,
-			     op->api);
+		n = scnprintf(r->line, sizeof(r->line), "bad key (call %u, kind %u)", op->mode,
+			      op->api);
 		break;
 	case MOP_SHUTDOWN:
-		n = snprintf(r->line, sizeof(r->line), "shutdown");
+		n = scnprintf(r->line, sizeof(r->line), "shutdown");
 		break;
 	case MOP_ADD_BATCH:
 	case MOP_DONE_BATCH:
 	case MOP_GET_BATCH:
-		n = snprintf(r->line, sizeof(r->line), "%s n=%u val=%#llx mode=%u",
-			     mop_name[op->type], op->arg, (u64)op->val, op->mode);
+		n = scnprintf(r->line, sizeof(r->line), "%s n=%u val=%#llx mode=%u",
+			      mop_name[op->type], op->arg, (u64)op->val, op->mode);
 		break;
 	default:
-		n = snprintf(r->line, sizeof(r->line), "%s k%u", mop_name[op->type], op->key);
+		n = scnprintf(r->line, sizeof(r->line), "%s k%u", mop_name[op->type], op->key);
 		break;
 	}
 	n = min_t(int, n, sizeof(r->line) - 1);
 	if (op->type != MOP_STEP && op->type != MOP_SHUTDOWN)
-		snprintf(r->line + n, sizeof(r->line) - n, " = %s%s%s", mret(a, sizeof(a), want),
-			 want == got ? "" : ", queue ", want == got ? "" : mret(b, sizeof(b), got));
-	snprintf(r->log[r->nlog % MLOG_LINES], MLOG_LEN, "%u: %s%s%s", step + 1, r->line,
-		 r->failed ? "  <-- " : "", r->failed ? r->why : "");
+		scnprintf(r->line + n, sizeof(r->line) - n, " = %s%s%s", mret(a, sizeof(a), want),
+			  want == got ? "" : ", queue ", want == got ? "" : mret(b, sizeof(b), got));
+	scnprintf(r->log[r->nlog % MLOG_LINES], MLOG_LEN, "%u: %s%s%s", step + 1, r->line,
+		  r->failed ? "  <-- " : "", r->failed ? r->why : "");
 	r->nlog++;
 	return !r->failed;
 }
@@ -1903,8 +1903,8 @@ static const void *mchunks(const void *prev, char *desc)
 	if (first >= model_seeds)
 		return NULL;
 	end = min(first + mstate.per_chunk, model_seeds);
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seeds %u..%u x %u steps", model_seed + first,
-		 model_seed + end - 1, model_steps);
+	scnprintf(desc, KUNIT_PARAM_DESC_SIZE, "seeds %u..%u x %u steps", model_seed + first,
+		  model_seed + end - 1, model_steps);
 	return (const void *)(i + 1);
 }
 
