@@ -1464,8 +1464,9 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 	}
 	n = min_t(int, n, sizeof(r->line) - 1);
 	if (op->type != MOP_STEP && op->type != MOP_SHUTDOWN)
-		scnprintf(r->line + n, sizeof(r->line) - n, " = %s%s%s", mret(a, sizeof(a), want),
-			  want == got ? "" : ", queue ", want == got ? "" : mret(b, sizeof(b), got));
+		scnprintf(r->line + n, sizeof(r->line) - n, " = %s%s%s",
+			  mret(a, sizeof(a), want), want == got ? "" : ", queue ",
+			  want == got ? "" : mret(b, sizeof(b), got));
 	scnprintf(r->log[r->nlog % MLOG_LINES], MLOG_LEN, "%u: %s%s%s", step + 1, r->line,
 		  r->failed ? "  <-- " : "", r->failed ? r->why : "");
 	r->nlog++;
