@@ -386,6 +386,35 @@ int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
 }
 EXPORT_SYMBOL_GPL(kwq_done_get);
 
+/*
+ * Give a hand-out back to the head of the queue: the one @ticket names,
+ * or with 0 as kwq_find_processing_locked() says. With @waited_ns, the
+ * queue latency the get recorded, the key's latency runs on from when it
+ * was first queued instead of starting again.
+ */
+static int kwq_give_back_key(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
+			     u64 ticket, const u64 *waited_ns)
+{
+	struct kwq_item *it;
+	u64 queued_at = 0;
+	bool slow;
+	int ret;
+
+	kwq_lock(q);
+	ret = kwq_find_processing_locked(q, key, len, lease, ticket, &it);
+	if (!ret) {
+		if (waited_ns)
+			queued_at = it->stamp - *waited_ns;
+		kwq_give_back_locked(q, it);
+		if (waited_ns)
+			it->stamp = queued_at;
+	}
+	slow = kwq_wake_slow_locked(q);
+	kwq_unlock(q);
+	kwq_wake_fast(q, !ret, slow);
+	return ret;
+}
+
 /**
  * kwq_requeue_leased() - kwq_requeue() on behalf of a lease
  * @q: queue.
@@ -399,20 +428,9 @@ EXPORT_SYMBOL_GPL(kwq_done_get);
 int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		       u64 ticket)
 {
-	struct kwq_item *it;
-	bool slow;
-	int ret;
-
 	if (!kwq_key_valid(key, len))
 		return -EINVAL;
-	kwq_lock(q);
-	ret = kwq_find_processing_locked(q, key, len, lease, ticket, &it);
-	if (!ret)
-		kwq_give_back_locked(q, it);
-	slow = kwq_wake_slow_locked(q);
-	kwq_unlock(q);
-	kwq_wake_fast(q, !ret, slow);
-	return ret;
+	return kwq_give_back_key(q, key, len, lease, ticket, NULL);
 }
 
 /**
@@ -471,21 +489,7 @@ EXPORT_SYMBOL_GPL(kwq_requeue_ticket);
  */
 void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h)
 {
-	struct kwq_item *it;
-	bool slow;
-	u64 queued_at;
-	int ret;
-
-	kwq_lock(q);
-	ret = kwq_find_processing_locked(q, key, len, NULL, h->ticket, &it);
-	if (!ret) {
-		queued_at = it->stamp - h->latency_ns;
-		kwq_give_back_locked(q, it);
-		it->stamp = queued_at;
-	}
-	slow = kwq_wake_slow_locked(q);
-	kwq_unlock(q);
-	kwq_wake_fast(q, !ret, slow);
+	kwq_give_back_key(q, key, len, NULL, h->ticket, &h->latency_ns);
 }
 
 /**
