@@ -325,8 +325,8 @@ struct kwq_ioc_add_after {
  *
  * A key buffer, @key_len or @ticket that cannot be written fails the call
  * with -EFAULT before a key is taken: nothing changes, counters included.
- * After a shutdown the call waits (or fails with -EAGAIN without a
- * deadline) while any key is being processed, since that key can still
+ * After a shutdown the call waits (or, with KWQ_DEADLINE_NOWAIT, fails with
+ * -EAGAIN) while any key is being processed, since that key can still
  * come back; -ESHUTDOWN comes once nothing is queued or processing.
  */
 struct kwq_ioc_get {
