@@ -10,6 +10,8 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/ipc_namespace.h>
+#include <linux/proc_ns.h>
 #include <linux/seq_file.h>
 
 #include "kwq_internal.h"
@@ -68,13 +70,25 @@ DEFINE_SHOW_ATTRIBUTE(kwq_stats);
  * kwq_debugfs_add() - create the file of a named queue
  * @q: queue, just registered; the file is removed before the registry
  *	drops its reference, so readers never see a freed queue.
+ * @scope: its scope: the file is NAME for the initial IPC namespace,
+ *	kernel:NAME for the kernel scope and ipc-INUM:NAME for another IPC
+ *	namespace (':' is never in a queue name, so files never collide).
  *
+ * Context: process context, kwq_registry_lock held.
  * Return: the file's dentry (an error pointer when debugfs is absent,
  * which kwq_debugfs_del() accepts).
  */
-struct dentry *kwq_debugfs_add(struct kwq *q)
+struct dentry *kwq_debugfs_add(struct kwq *q, const struct ipc_namespace *scope)
 {
-	return debugfs_create_file(q->name, 0444, kwq_debugfs_root, q, &kwq_stats_fops);
+	char file[KWQ_NAME_MAX + 24];
+
+	if (!scope)
+		snprintf(file, sizeof(file), "kernel:%s", q->name);
+	else if (scope->ns.inum == PROC_IPC_INIT_INO)
+		strscpy(file, q->name, sizeof(file));
+	else
+		snprintf(file, sizeof(file), "ipc-%u:%s", scope->ns.inum, q->name);
+	return debugfs_create_file(file, 0444, kwq_debugfs_root, q, &kwq_stats_fops);
 }
 
 /**

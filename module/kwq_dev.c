@@ -7,11 +7,21 @@
  * named and persist until KWQ_IOC_DESTROY (like POSIX message queues), so
  * producers and consumers in separate processes meet by name.
  *
- * Access: the file's open mode selects the rights, checked against the
- * queue's owner and mode like SysV IPC when it attaches: read to consume
- * (get, done), write to produce and to shut down. Destroy needs the owner
- * or CAP_SYS_ADMIN. Every command's needs are one line of kwq_cmds[],
- * checked in one place, kwq_cmd_allowed().
+ * Scope: names live in the IPC namespace of the process that opened
+ * /dev/kwq (kwq_file.scope), or in the kernel scope with KWQ_SCOPE_KERNEL
+ * (kwq_registry.c).
+ *
+ * Access (Documentation/kwq-security.rst has the whole matrix): the
+ * credentials are the opener's (file->f_cred), as for any file, so a
+ * descriptor passed to another process carries its rights and no more.
+ * The open mode selects the rights, checked against the queue's owner and
+ * mode like SysV IPC when the file attaches (a file opened for neither
+ * reading nor writing cannot attach): read to consume and to look (get,
+ * done, stats, num-requeues, poll), write to produce (add, cancel), both
+ * to forget a key's failures. Shutdown, drain and destroy cannot be
+ * undone and need the owner or CAP_SYS_ADMIN in the scope's user
+ * namespace. Every command's needs are one line of kwq_cmds[], checked in
+ * one place, kwq_cmd_allowed().
  *
  * Leases: keys a file takes are leased to it (struct kwq_lease); closing
  * the file, however the process ended, puts them back at the head of the
@@ -21,6 +31,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/ipc_namespace.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -40,24 +51,48 @@ static struct kwq *kwq_file_queue(struct kwq_file *kf)
 	return smp_load_acquire(&kf->q);
 }
 
-/* ipc_perm-style check of the file's open mode against the queue. */
-static int kwq_check_access(const struct kwq *q, fmode_t fmode)
+/* Where the capabilities of a file attached to a queue count. */
+static struct user_namespace *kwq_file_user_ns(const struct kwq_file *kf)
 {
+	return kwq_scope_user_ns(kf->kernel_scope ? NULL : kf->scope);
+}
+
+/* Whether the opener of the file is in group @gid (in_egroup_p() for f_cred). */
+static bool kwq_cred_in_group(const struct cred *cred, kgid_t gid)
+{
+	const struct group_info *gi = cred->group_info;
+	int i;
+
+	if (gid_eq(cred->egid, gid))
+		return true;
+	for (i = 0; gi && i < gi->ngroups; i++) {
+		if (gid_eq(gi->gid[i], gid))
+			return true;
+	}
+	return false;
+}
+
+/* ipcperms() for a file attaching to @q: its open mode against the queue's mode bits. */
+static int kwq_check_access(const struct kwq *q, struct file *file, struct user_namespace *ns)
+{
+	fmode_t fmode = file->f_mode;
 	int requested = (fmode & FMODE_READ ? 4 : 0) | (fmode & FMODE_WRITE ? 2 : 0);
+	const struct cred *cred = file->f_cred;
 	int granted = q->mode;
 
-	if (uid_eq(current_euid(), q->uid))
+	if (uid_eq(cred->euid, q->uid))
 		granted >>= 6;
-	else if (in_egroup_p(q->gid))
+	else if (kwq_cred_in_group(cred, q->gid))
 		granted >>= 3;
-	if ((requested & ~granted & 7) && !capable(CAP_IPC_OWNER))
+	if ((requested & ~granted & 7) && !file_ns_capable(file, ns, CAP_IPC_OWNER))
 		return -EACCES;
 	return 0;
 }
 
-static bool kwq_is_owner(const struct kwq *q)
+static bool kwq_is_owner(const struct kwq *q, struct file *file, struct kwq_file *kf)
 {
-	return uid_eq(current_euid(), q->uid) || capable(CAP_SYS_ADMIN);
+	return uid_eq(file->f_cred->euid, q->uid) ||
+	       file_ns_capable(file, kwq_file_user_ns(kf), CAP_SYS_ADMIN);
 }
 
 /* Copy a NUL-terminated name out of a fixed user buffer. */
@@ -100,7 +135,8 @@ static int kwq_attach(struct kwq_file *kf, struct kwq *q)
 	return 0;
 }
 
-static long kwq_ioc_version(void __user *uarg)
+static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			    void __user *uarg)
 {
 	struct kwq_ioc_version v;
 
@@ -114,11 +150,12 @@ static long kwq_ioc_version(void __user *uarg)
 	v.name_max = KWQ_NAME_MAX;
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
-		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET;
+		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
-static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
+static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			   void __user *uarg)
 {
 	struct kwq_ioc_create c;
 	char name[KWQ_NAME_MAX];
@@ -137,11 +174,13 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 	ret = kwq_name_from(c.name, name);
 	if (ret)
 		return ret;
+	if (!(file->f_mode & (FMODE_READ | FMODE_WRITE)))
+		return -EBADF;
 	attr.max_items = c.max_items;
 	attr.account = true;
 	attr.mode = c.mode;
-	attr.uid = current_euid();
-	attr.gid = current_egid();
+	attr.uid = file->f_cred->euid;
+	attr.gid = file->f_cred->egid;
 	attr.policy = c.policy;
 	attr.max_backoff_keys = c.max_backoff_keys;
 	attr.processing_timeout_ns = c.processing_timeout_ns;
@@ -153,7 +192,7 @@ static long kwq_ioc_create(struct kwq_file *kf, void __user *uarg)
 		ret = -EBUSY;
 		goto unlock;
 	}
-	q = kwq_create(name, &attr);
+	q = kwq_create_in(name, &attr, kf->scope);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto unlock;
@@ -164,34 +203,43 @@ unlock:
 	return ret;
 }
 
-static long kwq_ioc_open(struct file *file, struct kwq_file *kf, void __user *uarg)
+static long kwq_ioc_open(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
 {
 	struct kwq_ioc_open o;
 	char name[KWQ_NAME_MAX];
+	bool kernel_scope;
 	struct kwq *q;
 	int ret;
 
 	if (copy_from_user(&o, uarg, sizeof(o)))
 		return -EFAULT;
-	if (o.flags || o.pad || !kwq_is_zero(o.reserved, sizeof(o.reserved)))
+	if ((o.flags & ~KWQ_SCOPE_KERNEL) || o.pad ||
+	    !kwq_is_zero(o.reserved, sizeof(o.reserved)))
 		return -EINVAL;
+	kernel_scope = o.flags & KWQ_SCOPE_KERNEL;
 	ret = kwq_name_from(o.name, name);
 	if (ret)
 		return ret;
+	/* Neither reading nor writing: nothing to attach for. */
+	if (!(file->f_mode & (FMODE_READ | FMODE_WRITE)))
+		return -EBADF;
 
 	mutex_lock(&kf->attach_lock);
 	if (kf->q) {
 		ret = -EBUSY;
 		goto unlock;
 	}
-	q = kwq_lookup(name);
+	q = kwq_lookup_in(name, kernel_scope ? NULL : kf->scope);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto unlock;
 	}
-	ret = kwq_check_access(q, file->f_mode);
-	if (!ret)
+	ret = kwq_check_access(q, file, kwq_scope_user_ns(kernel_scope ? NULL : kf->scope));
+	if (!ret) {
+		kf->kernel_scope = kernel_scope;
 		ret = kwq_attach(kf, q);
+	}
 	if (ret)
 		kwq_put(q);
 unlock:
@@ -251,7 +299,19 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	return put_user((u32)ret, &ukey->result) ? -EFAULT : 0;
 }
 
-static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
+/*
+ * Flags of an add-after that apply to it: KWQ_AFTER_REPLACE to a delayed
+ * add, a policy to an add now (it decides what happens to a waiting entry).
+ */
+static bool kwq_after_flags_ok(u32 flags, s64 delay_ns)
+{
+	if (delay_ns > 0)
+		return !(flags & ~KWQ_AFTER_REPLACE);
+	return !(flags & ~KWQ_ADD_POLICY_MASK);
+}
+
+static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			      void __user *uarg)
 {
 	struct kwq_ioc_add_after __user *ua = uarg;
 	struct kwq_ioc_add_after a;
@@ -261,7 +321,7 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
 	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)) ||
-	    (a.flags & ~(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE)))
+	    !kwq_after_flags_ok(a.flags, a.delay_ns))
 		return -EINVAL;
 	ret = kwq_key_from(key, a.key_ptr, a.key_len);
 	if (ret)
@@ -269,7 +329,7 @@ static long kwq_ioc_add_after(struct kwq *q, void __user *uarg)
 	/* Fault on the report now, while nothing has changed. */
 	if (put_user(0U, &ua->result))
 		return -EFAULT;
-	ret = kwq_add_after(q, key, a.key_len, a.delay_ns, a.flags);
+	ret = kwq_add_after(kf->q, key, a.key_len, a.delay_ns, a.flags);
 	if (ret < 0)
 		return ret;
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
@@ -346,7 +406,8 @@ fault:
 	return -EFAULT;
 }
 
-static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uarg)
+static long kwq_ioc_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			void __user *uarg)
 {
 	struct kwq_ioc_get __user *uget = uarg;
 	struct kwq_ioc_get g;
@@ -365,7 +426,8 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, void __user *uar
  * Done, then get, in one call. The done's errors leave everything as it
  * was; after it, done_result says it happened and errors are the get's.
  */
-static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, void __user *uarg)
+static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			     void __user *uarg)
 {
 	struct kwq_ioc_done_get __user *ud = uarg;
 	u8 dkey[KWQ_KEY_MAX] __uninitialized;	/* written before read */
@@ -392,9 +454,11 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, void __user
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
-static long kwq_ioc_list(void __user *uarg)
+static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
 {
 	struct kwq_ioc_list __user *ul = uarg;
+	const struct ipc_namespace *scope;
 	struct kwq_ioc_list l;
 	char *names = NULL;
 	u32 n, count;
@@ -402,15 +466,18 @@ static long kwq_ioc_list(void __user *uarg)
 
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;
-	if (l.flags || l.pad || !kwq_is_zero(l.reserved, sizeof(l.reserved)))
+	if ((l.flags & ~KWQ_SCOPE_KERNEL) || l.pad ||
+	    !kwq_is_zero(l.reserved, sizeof(l.reserved)))
 		return -EINVAL;
-	n = min(l.capacity, kwq_max_queues);
+	scope = l.flags & KWQ_SCOPE_KERNEL ? NULL : kf->scope;
+	/* Room for the names there are, not for what the caller offers. */
+	n = min(l.capacity, kwq_registry_names(NULL, 0, scope));
 	if (n) {
-		names = kvcalloc(n, KWQ_NAME_MAX, GFP_KERNEL);
+		names = kvcalloc(n, KWQ_NAME_MAX, GFP_KERNEL_ACCOUNT);
 		if (!names)
 			return -ENOMEM;
 	}
-	count = kwq_registry_names(names, n);
+	count = kwq_registry_names(names, n, scope);
 	if (n && copy_to_user(u64_to_user_ptr(l.names_ptr), names,
 			      (size_t)min(n, count) * KWQ_NAME_MAX))
 		ret = -EFAULT;
@@ -420,7 +487,8 @@ static long kwq_ioc_list(void __user *uarg)
 	return ret;
 }
 
-static long kwq_ioc_drain(struct file *file, struct kwq *q, void __user *uarg)
+static long kwq_ioc_drain(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
 {
 	struct kwq_ioc_drain d;
 
@@ -428,55 +496,38 @@ static long kwq_ioc_drain(struct file *file, struct kwq *q, void __user *uarg)
 		return -EFAULT;
 	if ((d.flags & ~KWQ_DRAIN_FLUSH_WAITING) || d.pad)
 		return -EINVAL;
-	return kwq_shutdown_drain(q, kwq_deadline_from(d.deadline_ns, file), d.flags);
+	return kwq_shutdown_drain(kf->q, kwq_deadline_from(d.deadline_ns, file), d.flags);
 }
 
-static long kwq_ioc_stats(struct kwq *q, void __user *uarg)
+/*
+ * The struct's size is the command's (KWQ_IOC_STATS_SIZE(n)): a smaller
+ * struct gets a prefix, a larger one has the bytes past ours zeroed.
+ */
+static long kwq_ioc_stats(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			  void __user *uarg)
 {
+	u32 usize = _IOC_SIZE(cmd);
 	struct kwq_stats st;
-	u32 usize;
 
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < 2 * sizeof(u32))
+	if (usize < KWQ_STATS_SIZE_MIN || usize > KWQ_STATS_SIZE_MAX)
 		return -EINVAL;
-	kwq_stats(q, &st);
+	kwq_stats(kf->q, &st);
 	st.size = min_t(u32, usize, sizeof(st));
-	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
+	if (copy_to_user(uarg, &st, st.size))
+		return -EFAULT;
+	if (usize > st.size && clear_user(uarg + st.size, usize - st.size))
+		return -EFAULT;
+	return 0;
 }
 
-static long kwq_run_version(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			    void __user *uarg)
-{
-	return kwq_ioc_version(uarg);
-}
-
-static long kwq_run_create(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			   void __user *uarg)
-{
-	return kwq_ioc_create(kf, uarg);
-}
-
-static long kwq_run_open(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			 void __user *uarg)
-{
-	return kwq_ioc_open(file, kf, uarg);
-}
-
-static long kwq_run_list(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			 void __user *uarg)
-{
-	return kwq_ioc_list(uarg);
-}
-
-static long kwq_run_destroy(struct file *file, struct kwq_file *kf, unsigned int cmd,
+static long kwq_ioc_destroy(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			    void __user *uarg)
 {
 	kwq_kill(kf->q);
 	return 0;
 }
 
-static long kwq_run_key(struct file *file, struct kwq_file *kf, unsigned int cmd,
+static long kwq_ioc_key(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			void __user *uarg)
 {
 	static const enum kwq_key_cmd ops[] = {
@@ -491,53 +542,26 @@ static long kwq_run_key(struct file *file, struct kwq_file *kf, unsigned int cmd
 	return kwq_ioc_key_op(kf, uarg, ops[_IOC_NR(cmd)]);
 }
 
-static long kwq_run_add_after(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			      void __user *uarg)
-{
-	return kwq_ioc_add_after(kf->q, uarg);
-}
-
-static long kwq_run_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			void __user *uarg)
-{
-	return kwq_ioc_get(file, kf, uarg);
-}
-
-static long kwq_run_done_get(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			     void __user *uarg)
-{
-	return kwq_ioc_done_get(file, kf, uarg);
-}
-
-static long kwq_run_shutdown(struct file *file, struct kwq_file *kf, unsigned int cmd,
+static long kwq_ioc_shutdown(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			     void __user *uarg)
 {
 	kwq_shutdown(kf->q);
 	return 0;
 }
 
-static long kwq_run_drain(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			  void __user *uarg)
-{
-	return kwq_ioc_drain(file, kf->q, uarg);
-}
-
-static long kwq_run_stats(struct file *file, struct kwq_file *kf, unsigned int cmd,
-			  void __user *uarg)
-{
-	return kwq_ioc_stats(kf->q, uarg);
-}
-
-/* What a command needs before it runs (kwq_cmd.need). */
+/* What a command needs before it runs (kwq_cmd.need), checked in this order. */
 #define KWQ_NEED_QUEUE	BIT(0)	/* the file is attached to a queue, else -EBADFD */
 #define KWQ_NEED_READ	BIT(1)	/* the file was opened for reading, else -EBADF */
 #define KWQ_NEED_WRITE	BIT(2)	/* the file was opened for writing, else -EBADF */
-#define KWQ_NEED_OWNER	BIT(3)	/* the queue's owner or CAP_SYS_ADMIN, else -EPERM */
+#define KWQ_NEED_OWNER	BIT(3)	/* the opener owns the queue or has CAP_SYS_ADMIN in
+				 * its scope's user namespace, else -EPERM */
+#define KWQ_ANY_SIZE	BIT(4)	/* the command's size field may differ (stats) */
 
 /**
  * struct kwq_cmd - one ioctl of /dev/kwq: the access matrix and the handler
- * @cmd: the full command number; another size or direction is -ENOTTY.
- * @need: KWQ_NEED_* rights, checked in kwq_ioctl() and nowhere else.
+ * @cmd: the full command number; another size or direction is -ENOTTY
+ *	(another size is the handler's to judge with KWQ_ANY_SIZE).
+ * @need: KWQ_NEED_* rights, checked in kwq_cmd_allowed() and nowhere else.
  * @run: the handler; kwq_file.q is set when @need has KWQ_NEED_QUEUE.
  */
 struct kwq_cmd {
@@ -549,28 +573,31 @@ struct kwq_cmd {
 #define KWQ_Q	KWQ_NEED_QUEUE
 #define KWQ_QR	(KWQ_NEED_QUEUE | KWQ_NEED_READ)
 #define KWQ_QW	(KWQ_NEED_QUEUE | KWQ_NEED_WRITE)
+#define KWQ_QRW	(KWQ_NEED_QUEUE | KWQ_NEED_READ | KWQ_NEED_WRITE)
+#define KWQ_QO	(KWQ_NEED_QUEUE | KWQ_NEED_OWNER)
 
+/* The access matrix; Documentation/kwq-security.rst explains each line. */
 static const struct kwq_cmd kwq_cmds[] = {
-	[_IOC_NR(KWQ_IOC_VERSION)] = { KWQ_IOC_VERSION, 0, kwq_run_version },
-	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, 0, kwq_run_create },
-	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, 0, kwq_run_open },
-	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, 0, kwq_run_list },
-	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, KWQ_Q | KWQ_NEED_OWNER, kwq_run_destroy },
-	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_run_key },
-	[_IOC_NR(KWQ_IOC_ADD_AFTER)] = { KWQ_IOC_ADD_AFTER, KWQ_QW, kwq_run_add_after },
-	[_IOC_NR(KWQ_IOC_CANCEL)] = { KWQ_IOC_CANCEL, KWQ_QW, kwq_run_key },
-	[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = { KWQ_IOC_ADD_RATE_LIMITED, KWQ_QW, kwq_run_key },
+	[_IOC_NR(KWQ_IOC_VERSION)] = { KWQ_IOC_VERSION, 0, kwq_ioc_version },
+	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, 0, kwq_ioc_create },
+	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, 0, kwq_ioc_open },
+	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, 0, kwq_ioc_list },
+	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, KWQ_QO, kwq_ioc_destroy },
+	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_ADD_AFTER)] = { KWQ_IOC_ADD_AFTER, KWQ_QW, kwq_ioc_add_after },
+	[_IOC_NR(KWQ_IOC_CANCEL)] = { KWQ_IOC_CANCEL, KWQ_QW, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = { KWQ_IOC_ADD_RATE_LIMITED, KWQ_QW, kwq_ioc_key },
 	[_IOC_NR(KWQ_IOC_ADD_BATCH)] = { KWQ_IOC_ADD_BATCH, KWQ_QW, kwq_ioc_batch },
-	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, KWQ_QR, kwq_run_get },
-	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_run_key },
-	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, KWQ_QR, kwq_run_done_get },
+	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, KWQ_QR, kwq_ioc_get },
+	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, KWQ_QR, kwq_ioc_done_get },
 	[_IOC_NR(KWQ_IOC_GET_BATCH)] = { KWQ_IOC_GET_BATCH, KWQ_QR, kwq_ioc_batch },
 	[_IOC_NR(KWQ_IOC_DONE_BATCH)] = { KWQ_IOC_DONE_BATCH, KWQ_QR, kwq_ioc_batch },
-	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, KWQ_QR, kwq_run_key },
-	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = { KWQ_IOC_NUM_REQUEUES, KWQ_Q, kwq_run_key },
-	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = { KWQ_IOC_SHUTDOWN, KWQ_QW, kwq_run_shutdown },
-	[_IOC_NR(KWQ_IOC_DRAIN)] = { KWQ_IOC_DRAIN, KWQ_QW, kwq_run_drain },
-	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, KWQ_Q, kwq_run_stats },
+	[_IOC_NR(KWQ_IOC_FORGET)] = { KWQ_IOC_FORGET, KWQ_QRW, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = { KWQ_IOC_NUM_REQUEUES, KWQ_QR, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = { KWQ_IOC_SHUTDOWN, KWQ_QO, kwq_ioc_shutdown },
+	[_IOC_NR(KWQ_IOC_DRAIN)] = { KWQ_IOC_DRAIN, KWQ_QO, kwq_ioc_drain },
+	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, KWQ_QR | KWQ_ANY_SIZE, kwq_ioc_stats },
 };
 
 /* The one place that decides whether the caller may run @c on @file. */
@@ -583,25 +610,28 @@ static long kwq_cmd_allowed(const struct kwq_cmd *c, struct file *file, struct k
 	q = kwq_file_queue(kf);
 	if (!q)
 		return -EBADFD;
-	if ((c->need & KWQ_NEED_OWNER) && !kwq_is_owner(q))
-		return -EPERM;
 	if ((c->need & KWQ_NEED_READ) && !(file->f_mode & FMODE_READ))
 		return -EBADF;
 	if ((c->need & KWQ_NEED_WRITE) && !(file->f_mode & FMODE_WRITE))
 		return -EBADF;
+	if ((c->need & KWQ_NEED_OWNER) && !kwq_is_owner(q, file, kf))
+		return -EPERM;
 	return 0;
 }
 
 static long kwq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct kwq_file *kf = file->private_data;
+	unsigned int size_mask = _IOC_SIZEMASK << _IOC_SIZESHIFT;
 	const struct kwq_cmd *c;
 	long ret;
 
 	if (_IOC_TYPE(cmd) != KWQ_IOC_MAGIC || _IOC_NR(cmd) >= ARRAY_SIZE(kwq_cmds))
 		return -ENOTTY;
 	c = &kwq_cmds[array_index_nospec(_IOC_NR(cmd), ARRAY_SIZE(kwq_cmds))];
-	if (!c->run || c->cmd != cmd)
+	if (!c->run)
+		return -ENOTTY;
+	if (c->need & KWQ_ANY_SIZE ? (c->cmd ^ cmd) & ~size_mask : c->cmd != cmd)
 		return -ENOTTY;
 	ret = kwq_cmd_allowed(c, file, kf);
 	if (ret)
@@ -623,6 +653,9 @@ static __poll_t kwq_poll(struct file *file, poll_table *wait)
 		if (!q)
 			return EPOLLERR;
 	}
+	/* Readiness tells whether keys are there: a reader's right. */
+	if (!(file->f_mode & FMODE_READ))
+		return EPOLLERR;
 	poll_wait(file, &q->get_wait, wait);
 	/* Pairs with wq_has_sleeper() in the core's wake-up of consumers. */
 	smp_mb();
@@ -637,6 +670,7 @@ static int kwq_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&kf->attach_lock);
 	init_waitqueue_head(&kf->attach_wait);
+	kf->scope = kwq_scope_current();
 	file->private_data = kf;
 	return stream_open(inode, file);
 }
@@ -652,6 +686,7 @@ static int kwq_release(struct inode *inode, struct file *file)
 		kwq_put(kf->q);
 	}
 	kwq_file_batch_release(kf);
+	kwq_scope_put(kf->scope);
 	mutex_destroy(&kf->attach_lock);
 	kfree(kf);
 	return 0;

@@ -145,6 +145,8 @@ struct kwq_hist {
  * @uid: owner.
  * @gid: owning group.
  * @node: link in the registry list; protected by kwq_registry_lock.
+ * @scope: the IPC namespace the name lives in (a reference), NULL for the
+ *	kernel scope or once unregistered; protected by kwq_registry_lock.
  * @debugfs: the queue's file under /sys/kernel/debug/kwq, while registered.
  * @name: NUL-terminated name, empty for anonymous queues.
  */
@@ -212,6 +214,7 @@ struct kwq {
 	kuid_t uid;
 	kgid_t gid;
 	struct list_head node;
+	struct ipc_namespace *scope;	/* kwq_registry_lock */
 	struct dentry *debugfs;
 	char name[KWQ_NAME_MAX];
 };
@@ -310,14 +313,21 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
 			 u64 *latency, int *err);
 
 /* kwq_registry.c */
+struct ipc_namespace;
+struct user_namespace;
 bool kwq_name_valid(const char *name);
-int kwq_registry_add(struct kwq *q);
+struct ipc_namespace *kwq_scope_current(void);
+void kwq_scope_put(struct ipc_namespace *ns);
+struct user_namespace *kwq_scope_user_ns(const struct ipc_namespace *ns);
+struct kwq *kwq_create_in(const char *name, const struct kwq_attr *attr,
+			  struct ipc_namespace *scope);
+struct kwq *kwq_lookup_in(const char *name, const struct ipc_namespace *scope);
 void kwq_registry_del(struct kwq *q);
 void kwq_registry_kill_all(void);
-u32 kwq_registry_names(char *names, u32 cap);
+u32 kwq_registry_names(char *names, u32 cap, const struct ipc_namespace *scope);
 
 /* kwq_debugfs.c */
-struct dentry *kwq_debugfs_add(struct kwq *q);
+struct dentry *kwq_debugfs_add(struct kwq *q, const struct ipc_namespace *scope);
 void kwq_debugfs_del(struct dentry *file);
 void kwq_debugfs_init(void);
 void kwq_debugfs_exit(void);
@@ -335,6 +345,11 @@ void kwq_debugfs_exit(void);
  * @forward: an entry in kwq.get_wait that wakes @attach_wait; used only
  *	if someone polled the file before the attach (@forwarding).
  * @forwarding: @forward is on the queue's wait queue; set at the attach.
+ * @scope: the IPC namespace of the process that opened the file (a
+ *	reference): where its CREATE, OPEN and LIST look. Constant.
+ * @kernel_scope: @q was opened with KWQ_SCOPE_KERNEL; capabilities then
+ *	count in the initial user namespace, else in @scope's. Written
+ *	before @q is published.
  * @chunk: buffer of batch calls, allocated by the first; one call at a
  *	time uses it, the others allocate their own.
  * @chunk_busy: bit 0 is set while a call uses @chunk; only that call
@@ -347,6 +362,8 @@ struct kwq_file {
 	wait_queue_head_t attach_wait;
 	struct wait_queue_entry forward;
 	bool forwarding;
+	struct ipc_namespace *scope;
+	bool kernel_scope;
 	struct kwq_chunk *chunk;
 	unsigned long chunk_busy;
 };

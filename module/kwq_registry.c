@@ -1,26 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kwq registry: the one namespace of named queues, shared by kernel
- * modules (kwq_create(), kwq_lookup()) and user programs (/dev/kwq).
+ * kwq registry: the names of queues, one set of names per scope.
  *
- * The registry holds one reference on each named queue; kwq_kill() drops
- * it. It sits above the queue core: kwq_create() makes a queue there and
- * then names it, kwq_kill() takes the name away and then ends the queue.
- * Queue counts are small (max_queues), so a list under a mutex is
- * enough: lookups happen on open, not per key.
+ * Scopes work like POSIX message queues: a queue made through /dev/kwq
+ * lives in the IPC namespace of the process that opened /dev/kwq, and only
+ * files opened in that namespace see its name. Queues made by kernel
+ * modules (kwq_create()) live in a scope of their own, the kernel scope
+ * (a NULL namespace here), which kwq_lookup() searches and no user program
+ * can create in: a user cannot squat a name a module will ask for, nor
+ * hand a module a queue the user controls.
+ *
+ * The registry holds one reference on each named queue and one on its
+ * scope's namespace; kwq_kill() drops both. It sits above the queue core:
+ * kwq_create() makes a queue there and then names it, kwq_kill() takes the
+ * name away and then ends the queue. Queue counts are small (max_queues),
+ * so a list under a mutex is enough: lookups happen on open, not per key.
  */
 
 #include <linux/capability.h>
 #include <linux/err.h>
+#include <linux/ipc_namespace.h>
+#include <linux/proc_ns.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "kwq_internal.h"
 
 static LIST_HEAD(kwq_registry);
-/* Protects kwq_registry, kwq_registry_count and kwq.registered. */
+/* Protects kwq_registry, kwq_registry_count, kwq.registered and kwq.scope. */
 static DEFINE_MUTEX(kwq_registry_lock);
 static unsigned int kwq_registry_count;
 
@@ -50,13 +61,48 @@ bool kwq_name_valid(const char *name)
 	return true;
 }
 
-static struct kwq *kwq_registry_find_locked(const char *name)
+/**
+ * kwq_scope_current() - the scope of the calling process, with a reference
+ *
+ * Context: process context.
+ * Return: its IPC namespace; drop it with kwq_scope_put().
+ */
+struct ipc_namespace *kwq_scope_current(void)
+{
+	return get_ipc_ns(current->nsproxy->ipc_ns);
+}
+
+/**
+ * kwq_scope_put() - drop a reference kwq_scope_current() took
+ * @ns: the namespace, or NULL (the kernel scope) for nothing.
+ *
+ * Context: process context (the last reference frees the namespace).
+ */
+void kwq_scope_put(struct ipc_namespace *ns)
+{
+#ifdef CONFIG_IPC_NS
+	/*
+	 * put_ipc_ns() is not exported on every kernel kwq supports; the
+	 * namespace's own operations (what nsfs calls) drop the same count.
+	 */
+	if (ns)
+		ns->ns.ops->put(&ns->ns);
+#endif
+}
+
+/* The user namespace that owns @ns: where capabilities count for its queues. */
+struct user_namespace *kwq_scope_user_ns(const struct ipc_namespace *ns)
+{
+	return ns ? ns->user_ns : &init_user_ns;
+}
+
+static struct kwq *kwq_registry_find_locked(const char *name, const struct ipc_namespace *scope)
 {
 	struct kwq *q;
 
 	lockdep_assert_held(&kwq_registry_lock);
 	list_for_each_entry(q, &kwq_registry, node) {
-		if (!strcmp(q->name, name))
+		if (q->scope == scope && !strcmp(q->name, name))
 			return q;
 	}
 	return NULL;
@@ -78,27 +124,31 @@ static bool kwq_user_may_add_locked(const struct kwq *q)
 /**
  * kwq_registry_add() - publish a new queue under its name
  * @q: queue with a valid name; the registry takes a reference.
+ * @scope: the IPC namespace it is named in, or NULL for the kernel scope;
+ *	the registry takes a reference on it.
  *
  * Queues made by user programs also count against max_queues_per_user
- * for their owner, unless the caller has CAP_SYS_RESOURCE.
+ * for their owner (in every scope together), unless the caller has
+ * CAP_SYS_RESOURCE.
  *
  * Return: 0, -EEXIST or -ENOSPC.
  */
-int kwq_registry_add(struct kwq *q)
+static int kwq_registry_add(struct kwq *q, struct ipc_namespace *scope)
 {
 	int ret = 0;
 
 	mutex_lock(&kwq_registry_lock);
-	if (kwq_registry_find_locked(q->name)) {
+	if (kwq_registry_find_locked(q->name, scope)) {
 		ret = -EEXIST;
 	} else if (kwq_registry_count >= kwq_max_queues || !kwq_user_may_add_locked(q)) {
 		ret = -ENOSPC;
 	} else {
 		kwq_get_ref(q);
+		q->scope = scope ? get_ipc_ns(scope) : NULL;
 		list_add_tail(&q->node, &kwq_registry);
 		q->registered = true;
 		kwq_registry_count++;
-		q->debugfs = kwq_debugfs_add(q);
+		q->debugfs = kwq_debugfs_add(q, scope);
 	}
 	mutex_unlock(&kwq_registry_lock);
 	return ret;
@@ -110,6 +160,7 @@ int kwq_registry_add(struct kwq *q)
  */
 void kwq_registry_del(struct kwq *q)
 {
+	struct ipc_namespace *scope = NULL;
 	bool was_registered;
 
 	mutex_lock(&kwq_registry_lock);
@@ -117,32 +168,31 @@ void kwq_registry_del(struct kwq *q)
 	if (was_registered) {
 		list_del_init(&q->node);
 		q->registered = false;
+		scope = q->scope;
+		q->scope = NULL;
 		kwq_registry_count--;
 		/* Before the reference goes: waits for readers of the file. */
 		kwq_debugfs_del(q->debugfs);
 		q->debugfs = NULL;
 	}
 	mutex_unlock(&kwq_registry_lock);
-	if (was_registered)
+	if (was_registered) {
+		kwq_scope_put(scope);
 		kwq_put(q);
+	}
 }
 
 /**
- * kwq_create() - make a queue
- * @name: name under which kwq_lookup() and user programs find the queue,
- *	or NULL for an anonymous queue. 1 to KWQ_NAME_MAX - 1 characters from
- *	[A-Za-z0-9._-], not starting with '.'.
- * @attr: settings, or NULL for the defaults (root-owned, mode 0600).
- *
- * A named queue stays registered until kwq_destroy() or until kwq is
- * unloaded, whoever made it.
+ * kwq_create_in() - make a queue, named in a scope
+ * @name: the name, or NULL for an anonymous queue.
+ * @attr: settings, or NULL for the defaults.
+ * @scope: an IPC namespace, or NULL for the kernel scope.
  *
  * Context: process context; may sleep.
- * Return: the queue with one reference for the caller, or ERR_PTR():
- * -EINVAL (bad name, policy or limiter), -EEXIST (name taken), -ENOSPC (max_queues named
- * queues exist), -ENOMEM.
+ * Return: as kwq_create().
  */
-struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
+struct kwq *kwq_create_in(const char *name, const struct kwq_attr *attr,
+			  struct ipc_namespace *scope)
 {
 	struct kwq *q;
 	int ret;
@@ -153,18 +203,67 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	q = kwq_queue_new(name, attr);
 	if (IS_ERR(q) || !name)
 		return q;
-	ret = kwq_registry_add(q);
+	ret = kwq_registry_add(q, scope);
 	if (ret) {
 		kwq_put(q);
 		return ERR_PTR(ret);
 	}
 	return q;
 }
+
+/**
+ * kwq_create() - make a queue
+ * @name: name under which kwq_lookup() finds the queue, or NULL for an
+ *	anonymous queue. 1 to KWQ_NAME_MAX - 1 characters from [A-Za-z0-9._-],
+ *	not starting with '.'.
+ * @attr: settings, or NULL for the defaults (root-owned, mode 0600).
+ *
+ * A named queue lives in the kernel scope: kwq_lookup() finds it, and user
+ * programs open it by name with KWQ_SCOPE_KERNEL, if its mode lets them.
+ * Queues user programs create are in other scopes, so their names never
+ * collide with it. It stays registered until kwq_destroy() or until kwq
+ * is unloaded, whoever made it.
+ *
+ * Context: process context; may sleep.
+ * Return: the queue with one reference for the caller, or ERR_PTR():
+ * -EINVAL (bad name, policy or limiter), -EEXIST (name taken), -ENOSPC (max_queues named
+ * queues exist), -ENOMEM.
+ */
+struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
+{
+	return kwq_create_in(name, attr, NULL);
+}
 EXPORT_SYMBOL_GPL(kwq_create);
 
 /**
- * kwq_lookup() - find a named queue
+ * kwq_lookup_in() - find a named queue in a scope
  * @name: queue name.
+ * @scope: an IPC namespace, or NULL for the kernel scope.
+ *
+ * Context: process context; may sleep.
+ * Return: as kwq_lookup().
+ */
+struct kwq *kwq_lookup_in(const char *name, const struct ipc_namespace *scope)
+{
+	struct kwq *q;
+
+	if (!kwq_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&kwq_registry_lock);
+	q = kwq_registry_find_locked(name, scope);
+	if (q)
+		kwq_get_ref(q);
+	mutex_unlock(&kwq_registry_lock);
+	return q ?: ERR_PTR(-ENOENT);
+}
+
+/**
+ * kwq_lookup() - find a queue a kernel module made
+ * @name: queue name.
+ *
+ * Only the kernel scope is searched (queues made with kwq_create()): a
+ * queue a user program made through /dev/kwq is never returned, whatever
+ * its name.
  *
  * Context: process context; may sleep.
  * Return: the queue with a reference for the caller (drop it with
@@ -172,34 +271,28 @@ EXPORT_SYMBOL_GPL(kwq_create);
  */
 struct kwq *kwq_lookup(const char *name)
 {
-	struct kwq *q;
-
-	if (!kwq_name_valid(name))
-		return ERR_PTR(-EINVAL);
-	mutex_lock(&kwq_registry_lock);
-	q = kwq_registry_find_locked(name);
-	if (q)
-		kwq_get_ref(q);
-	mutex_unlock(&kwq_registry_lock);
-	return q ?: ERR_PTR(-ENOENT);
+	return kwq_lookup_in(name, NULL);
 }
 EXPORT_SYMBOL_GPL(kwq_lookup);
 
 /**
- * kwq_registry_names() - copy out the names of the named queues
+ * kwq_registry_names() - copy out the names of one scope's queues
  * @names: room for @cap names of KWQ_NAME_MAX bytes each, or NULL when
  *	@cap is 0.
  * @cap: names @names holds.
+ * @scope: an IPC namespace, or NULL for the kernel scope.
  *
- * Return: the number of named queues, which may exceed @cap.
+ * Return: the number of named queues in @scope, which may exceed @cap.
  */
-u32 kwq_registry_names(char *names, u32 cap)
+u32 kwq_registry_names(char *names, u32 cap, const struct ipc_namespace *scope)
 {
 	struct kwq *q;
 	u32 n = 0;
 
 	mutex_lock(&kwq_registry_lock);
 	list_for_each_entry(q, &kwq_registry, node) {
+		if (q->scope != scope)
+			continue;
 		if (n < cap)
 			strscpy_pad(names + (size_t)n * KWQ_NAME_MAX, q->name, KWQ_NAME_MAX);
 		n++;

@@ -435,7 +435,8 @@ func (q *Queue) AddAfterWithResult(key string, d time.Duration, replace bool) (A
 		return 0, q.errf("add-after", key, err)
 	}
 	s.after = iocAddAfter{KeyPtr: ptr(s.in[:]), KeyLen: uint32(len(key)), DelayNs: int64(d)}
-	if replace {
+	// The kernel refuses a flag that does not apply: replace is for delays.
+	if replace && d > 0 {
 		s.after.Flags = afterReplace
 	}
 	if err := q.call(iocAddAfterCmd, unsafe.Pointer(&s.after)); err != nil {

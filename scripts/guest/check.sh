@@ -24,6 +24,8 @@ tap_program "done-get-64bit" ./bin/kwq_done_get_test
 tap_program "done-get-32bit" ./bin/kwq_done_get_test32
 tap_program "handout-64bit" ./bin/kwq_handout_test
 tap_program "handout-32bit" ./bin/kwq_handout_test32
+tap_program "access-64bit" ./bin/kwq_access_test
+tap_program "access-32bit" ./bin/kwq_access_test32
 tap_program "fuzz-64bit" ./bin/kwq_fuzz
 tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 . ./faults.sh

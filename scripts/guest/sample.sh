@@ -18,9 +18,11 @@ sample_wait() {
 
 sample_param_is() { [ "$(sample_param "$1")" = "$2" ]; }
 
-# sample_stat QUEUE FIELD: one number from `kwqctl stats` ("items 3/65536" -> 3).
+# sample_stat QUEUE FIELD [--user]: one number from `kwqctl stats` ("items
+# 3/65536" -> 3) of the kernel's queue QUEUE, or of the user's with --user.
 sample_stat() {
-	./bin/kwqctl stats "$1" | awk -v f="$2" '{
+	if [ "${3:-}" = --user ]; then s_scope=""; else s_scope=--kernel; fi
+	./bin/kwqctl $s_scope stats "$1" | awk -v f="$2" '{
 		for (i = 1; i < NF; i++)
 			if ($i == f) { split($(i + 1), v, "/"); print v[1]; exit }
 	}'
@@ -43,16 +45,18 @@ if [ -f ./kwq_sample.ko ]; then
 	# --- A user program produces, the module consumes --------------------
 	s_q=s-fwd
 	./bin/kwqctl create $s_q --mode 0666 >/dev/null
-	tap $? "a user program creates queue $s_q"
+	tap $? "a user program creates queue $s_q in its own scope"
 	if insmod ./kwq_sample.ko queue=s-missing 2>/dev/null; then s_r=1; rmmod kwq_sample; else s_r=0; fi
 	tap $s_r "insmod without create=1 fails for a queue that does not exist"
-	insmod ./kwq_sample.ko queue=$s_q workers=4 fail_every=5
-	tap $? "kwq_sample attaches to the user's queue with 4 workers"
+	if insmod ./kwq_sample.ko queue=$s_q 2>/dev/null; then s_r=1; rmmod kwq_sample; else s_r=0; fi
+	tap $s_r "kwq_lookup() does not hand the module the user's $s_q (no squatting)"
+	insmod ./kwq_sample.ko queue=$s_q create=1 workers=4 fail_every=5
+	tap $? "kwq_sample makes its own $s_q in the kernel scope, 4 workers"
 	[ "$(sample_threads $s_q)" -eq 4 ]
 	tap $? "4 worker threads kwqN/$s_q run"
 	if rmmod kwq 2>/dev/null; then s_r=1; else s_r=0; fi
 	tap $s_r "rmmod kwq is refused while kwq_sample uses it"
-	./bin/kwq_sample_test produce $s_q user 0 500 >/dev/null
+	./bin/kwq_sample_test produce $s_q user 0 500 --kernel >/dev/null
 	tap $? "a user program adds 500 keys"
 	sample_wait sample_param_is handled 500
 	tap $? "kwq_sample handles all 500 keys"
@@ -72,8 +76,10 @@ if [ -f ./kwq_sample.ko ]; then
 	tap $? "rmmod kwq_sample"
 	sample_no_threads $s_q && ! sample_loaded
 	tap $? "its worker threads are gone"
-	./bin/kwqctl stats $s_q >/dev/null
-	tap $? "the user's queue outlives the module"
+	./bin/kwqctl --kernel stats $s_q >/dev/null
+	tap $? "the module's queue outlives the module"
+	[ "$(sample_stat $s_q adds --user)" = 0 ]
+	tap $? "the user's $s_q, same name, was not touched"
 
 	# --- The module produces, a user program consumes --------------------
 	s_q=s-rev
@@ -81,13 +87,13 @@ if [ -f ./kwq_sample.ko ]; then
 	tap $? "kwq_sample creates $s_q and adds 300 keys"
 	[ "$(sample_stat $s_q queued)" = 300 ]
 	tap $? "300 keys are queued"
-	./bin/kwq_sample_test consume $s_q kernel 0 300 >/dev/null
+	./bin/kwq_sample_test consume --kernel $s_q kernel 0 300 >/dev/null
 	tap $? "a user program gets kernel/0..299, each exactly once, and nothing more"
 	if echo 200 > /sys/module/kwq_sample/parameters/produce; then s_r=0; else s_r=1; fi
 	tap $s_r "writing 200 to the produce parameter adds 200 more"
 	[ "$(sample_param produce)" = 500 ]
 	tap $? "the module counts 500 keys produced"
-	./bin/kwq_sample_test consume $s_q kernel 300 200 >/dev/null
+	./bin/kwq_sample_test consume --kernel $s_q kernel 300 200 >/dev/null
 	tap $? "a user program gets kernel/300..499, each exactly once"
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample (producer only)"
@@ -97,7 +103,7 @@ if [ -f ./kwq_sample.ko ]; then
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=0 produce=100
 	tap $? "kwq_sample creates $s_q with 100 keys"
 	rm -f /tmp/s-ready
-	./bin/kwq_sample_test consume $s_q kernel 0 100 --done 10 --hold 5 --ready /tmp/s-ready &
+	./bin/kwq_sample_test consume --kernel $s_q kernel 0 100 --done 10 --hold 5 --ready /tmp/s-ready &
 	s_pid=$!
 	sample_wait test -e /tmp/s-ready
 	tap $? "a user consumer finishes 10 keys and holds 5 more"
@@ -108,16 +114,16 @@ if [ -f ./kwq_sample.ko ]; then
 	s_st="$(sample_stat $s_q processing)/$(sample_stat $s_q queued)/$(sample_stat $s_q lease-requeues)"
 	[ "$s_st" = 0/90/5 ]
 	tap $? "after SIGKILL its 5 keys are back in the queue ($s_st)"
-	./bin/kwq_sample_test consume $s_q kernel 10 90 >/dev/null
+	./bin/kwq_sample_test consume --kernel $s_q kernel 10 90 >/dev/null
 	tap $? "the next consumer gets kernel/10..99 exactly once: nothing lost"
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample"
 
 	# --- A user producer is killed half-way -------------------------------
 	s_q=s-prod
-	./bin/kwqctl create $s_q >/dev/null && insmod ./kwq_sample.ko queue=$s_q workers=2
+	insmod ./kwq_sample.ko queue=$s_q create=1 workers=2
 	tap $? "kwq_sample consumes $s_q"
-	./bin/kwq_sample_test produce $s_q p 0 1000000 --delay-us 2000 --progress /tmp/s-progress >/dev/null &
+	./bin/kwq_sample_test produce --kernel $s_q p 0 1000000 --delay-us 2000 --progress /tmp/s-progress >/dev/null &
 	s_pid=$!
 	sleep 1
 	kill -9 $s_pid
@@ -140,20 +146,20 @@ if [ -f ./kwq_sample.ko ]; then
 	s_q=s-drain
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=2 work_us=2000 drain=1
 	tap $? "kwq_sample on $s_q with drain=1"
-	./bin/kwq_sample_test produce $s_q d 0 200 >/dev/null
+	./bin/kwq_sample_test produce --kernel $s_q d 0 200 >/dev/null
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample drains"
 	s_st="$(sample_stat $s_q dones)/$(sample_stat $s_q queued)/$(sample_stat $s_q processing)"
 	[ "$s_st" = 200/0/0 ]
 	tap $? "all 200 keys were handled before the module left ($s_st)"
-	./bin/kwqctl stats $s_q | grep -q '^queue s-drain shutting-down'
+	./bin/kwqctl --kernel stats $s_q | grep -q '^queue s-drain shutting-down'
 	tap $? "the drained queue is shut down"
 
 	# --- Unload without drain: the keys not yet taken stay queued ---------
 	s_q=s-cancel
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=1 work_us=20000
 	tap $? "kwq_sample on $s_q, one slow worker"
-	./bin/kwq_sample_test produce $s_q c 0 100 >/dev/null
+	./bin/kwq_sample_test produce --kernel $s_q c 0 100 >/dev/null
 	sleep 0.3
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample cancels"
@@ -161,17 +167,17 @@ if [ -f ./kwq_sample.ko ]; then
 	s_left=$(sample_stat $s_q queued)
 	[ "$(sample_stat $s_q processing)" = 0 ] && [ $((s_done + s_left)) -eq 100 ] && [ "$s_left" -gt 0 ]
 	tap $? "the key in hand was finished ($s_done done), the other $s_left stay queued"
-	./bin/kwq_sample_test consume $s_q c "$s_done" "$s_left" >/dev/null
+	./bin/kwq_sample_test consume --kernel $s_q c "$s_done" "$s_left" >/dev/null
 	tap $? "a user program gets those $s_left, in order: nothing lost"
-	./bin/kwqctl add $s_q more >/dev/null
+	./bin/kwqctl --kernel add $s_q more >/dev/null
 	tap $? "the queue still takes keys"
 
 	# --- The queue is destroyed under the module -------------------------
 	s_q=s-gone
-	./bin/kwqctl create $s_q >/dev/null && insmod ./kwq_sample.ko queue=$s_q workers=3
+	insmod ./kwq_sample.ko queue=$s_q create=1 workers=3
 	tap $? "kwq_sample consumes $s_q"
-	./bin/kwqctl destroy $s_q
-	tap $? "a user program destroys $s_q"
+	./bin/kwqctl --kernel destroy $s_q
+	tap $? "a user program destroys the module's $s_q"
 	sample_wait sample_no_threads $s_q
 	tap $? "the workers exit"
 	rmmod kwq_sample
@@ -181,8 +187,9 @@ if [ -f ./kwq_sample.ko ]; then
 
 	s_r=0
 	for s_q in s-fwd s-rev s-crash s-prod s-drain s-cancel; do
-		./bin/kwqctl destroy $s_q || s_r=1
+		./bin/kwqctl --kernel destroy $s_q || s_r=1
 	done
+	./bin/kwqctl destroy s-fwd || s_r=1
 	tap $s_r "the queues are destroyed"
 	rm -f /tmp/s-ready /tmp/s-progress
 	tap_end

@@ -167,6 +167,11 @@ enum kwq_done_result {
 #define KWQ_FEATURE_METRICS	_BITULL(5)	/* histograms and work gauges in stats */
 #define KWQ_FEATURE_DONE_GET	_BITULL(6)	/* KWQ_IOC_DONE_GET */
 #define KWQ_FEATURE_TICKET	_BITULL(7)	/* gets return tickets, done takes one */
+#define KWQ_FEATURE_SCOPE	_BITULL(8)	/* IPC-namespace scopes, kernel scope,
+						 * access matrix, stats of any size */
+
+/* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
+#define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
 
 /* Flags of struct kwq_ioc_create. */
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
@@ -234,7 +239,9 @@ struct kwq_ioc_create {
 /**
  * struct kwq_ioc_open - attach the fd to an existing named queue
  * @name: NUL-terminated queue name.
- * @flags: must be 0.
+ * @flags: 0 to look in the scope of the fd (the IPC namespace of the
+ *	process that opened /dev/kwq), KWQ_SCOPE_KERNEL to look among the
+ *	queues kernel modules made (kwq_create()), from any namespace.
  * @pad: must be 0.
  * @reserved: must be 0.
  */
@@ -284,8 +291,9 @@ struct kwq_ioc_key {
  * struct kwq_ioc_add_after - add a key once a delay has passed
  * @key_ptr: user address of the key bytes.
  * @key_len: key length, 1 to KWQ_KEY_MAX.
- * @flags: KWQ_AFTER_REPLACE, and for @delay_ns <= 0 a policy as in
- *	struct kwq_ioc_key.
+ * @flags: for @delay_ns > 0, KWQ_AFTER_REPLACE or 0; for @delay_ns <= 0
+ *	(an add now), a policy as in struct kwq_ioc_key or 0. A flag that
+ *	does not apply to the call's delay is -EINVAL.
  * @delay_ns: delay; <= 0 adds now; longer than KWQ_DELAY_MAX_NS is
  *	clamped to it. One waiting entry per key: the earliest deadline wins
  *	unless KWQ_AFTER_REPLACE is set.
@@ -425,9 +433,11 @@ struct kwq_ioc_batch {
  * struct kwq_ioc_list - names of the named queues (KWQ_IOC_LIST)
  * @names_ptr: user address of @capacity names of KWQ_NAME_MAX bytes each.
  * @capacity: names the array holds (0 to ask for the count only).
- * @count: out: named queues that exist; min(@count, @capacity) names
- *	were written, NUL-padded.
- * @flags: must be 0.
+ * @count: out: named queues that exist in the scope; min(@count,
+ *	@capacity) names were written, NUL-padded.
+ * @flags: 0 for the queues of the fd's scope (the IPC namespace of the
+ *	process that opened /dev/kwq), KWQ_SCOPE_KERNEL for the queues
+ *	kernel modules made.
  * @pad: must be 0.
  * @reserved: must be 0.
  */
@@ -468,9 +478,12 @@ struct kwq_ioc_drain {
 
 /**
  * struct kwq_stats - a consistent snapshot of a queue (KWQ_IOC_STATS)
- * @size: in: sizeof(struct kwq_stats) as the caller knows it; out: the
- *	number of bytes the kernel filled. Older callers get a prefix, newer
- *	callers get the tail zeroed.
+ * @size: out: the number of bytes the kernel filled. The size of the
+ *	struct the caller passes is the one its command number encodes
+ *	(KWQ_IOC_STATS_SIZE(n), 8 to 4096 bytes; the value of @size on input
+ *	is ignored): an older, smaller struct gets a prefix, a newer, larger
+ *	one gets every byte past the kernel's struct zeroed. Other sizes:
+ *	-EINVAL.
  * @state: out: KWQ_STATE_* bits.
  * @queued: keys ready for get, in FIFO order (what client-go's Len counts).
  * @processing: keys handed out by get and not yet done.
@@ -569,5 +582,9 @@ struct kwq_stats {
 #define KWQ_IOC_SHUTDOWN	_IO(KWQ_IOC_MAGIC, 0x20)
 #define KWQ_IOC_DRAIN		_IOW(KWQ_IOC_MAGIC, 0x21, struct kwq_ioc_drain)
 #define KWQ_IOC_STATS		_IOWR(KWQ_IOC_MAGIC, 0x30, struct kwq_stats)
+/* KWQ_IOC_STATS for a struct kwq_stats of @n bytes (8 to 4096). */
+#define KWQ_IOC_STATS_SIZE(n)	_IOC(_IOC_READ | _IOC_WRITE, KWQ_IOC_MAGIC, 0x30, (n))
+#define KWQ_STATS_SIZE_MIN	8
+#define KWQ_STATS_SIZE_MAX	4096
 
 #endif /* _UAPI_LINUX_KWQ_H */

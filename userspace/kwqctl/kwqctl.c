@@ -22,10 +22,12 @@
 #define EXIT_NOTHING	3
 
 static const char usage_text[] =
-"usage: kwqctl [--json] COMMAND [ARGS]\n"
+"usage: kwqctl [--json] [--kernel] COMMAND [ARGS]\n"
 "\n"
 "  --json (before the command, or among its options): list, stats and\n"
 "  metrics print one JSON document instead of text\n"
+"  --kernel (before the command): work on the queues kernel modules made\n"
+"  (their own scope) instead of those of this IPC namespace\n"
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
@@ -49,7 +51,7 @@ static const char usage_text[] =
 "                               leased for S seconds, then exit without\n"
 "                               done (it goes back to the queue); neither:\n"
 "                               leave it processing for a later done\n"
-"  list [--json]                names of all queues\n"
+"  list [--json]                names of all queues of the scope\n"
 "  metrics [--json] [NAME...]   statistics in the Prometheus text format\n"
 "                               (client-go's workqueue_* names, kwq_* extras)\n"
 "  top [--interval MS] [--count N]\n"
@@ -112,6 +114,8 @@ struct opts {
 
 /* Set by a --json before the command. */
 static int json_global;
+/* Set by a --kernel before the command. */
+int kernel_scope;
 
 static int parse_policy(const char *s, unsigned int *policy)
 {
@@ -281,7 +285,7 @@ static int cmd_backoff(int fd, const char *name, const char *cmd, int nkeys, cha
 static int cmd_list(int json)
 {
 	static char names[1024][KWQ_NAME_MAX];
-	int i, n = kwq_list(names, 1024);
+	int i, n = kernel_scope ? kwq_list_kernel(names, 1024) : kwq_list(names, 1024);
 
 	if (n < 0)
 		return fail("list", "queues", n);
@@ -387,7 +391,7 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 	struct kwq_stats st;
 	int fd, ret;
 
-	fd = kwq_open(name, O_RDWR);
+	fd = kernel_scope ? kwq_open_kernel(name, O_RDWR) : kwq_open(name, O_RDWR);
 	if (fd < 0)
 		return fail("open", name, fd);
 	long delay;
@@ -463,8 +467,11 @@ int main(int argc, char **argv)
 	struct opts o;
 	int fd;
 
-	if (argc >= 2 && !strcmp(argv[1], "--json")) {
-		json_global = 1;
+	while (argc >= 2 && (!strcmp(argv[1], "--json") || !strcmp(argv[1], "--kernel"))) {
+		if (!strcmp(argv[1], "--json"))
+			json_global = 1;
+		else
+			kernel_scope = 1;
 		argv[1] = argv[0];
 		argc--;
 		argv++;
@@ -497,6 +504,10 @@ int main(int argc, char **argv)
 		return usage();
 	if (!strcmp(cmd, "create")) {
 		struct kwq_ioc_create c;
+
+		/* Only kernel modules make queues in the kernel scope. */
+		if (kernel_scope)
+			return usage();
 
 		memset(&c, 0, sizeof(c));
 		if (strlen(name) >= KWQ_NAME_MAX)

@@ -5,6 +5,9 @@
 
 #include "libkwq.h"
 
+/* Set by --kernel: names are those of the kernel scope (kwq_open_kernel()). */
+extern int kernel_scope;
+
 /* kwqctl metrics [--json] [NAME...]: Prometheus text format or JSON. */
 /* Returns 2 on a usage error. */
 int kwqctl_metrics(int argc, char **argv, int json);

@@ -34,14 +34,16 @@ static int collect(int argc, char **argv, struct sample *s)
 			snprintf(names[i], KWQ_NAME_MAX, "%s", argv[i]);
 		total = i;
 	} else {
-		total = kwq_list(names, MAX_QUEUES);
+		total = kernel_scope ? kwq_list_kernel(names, MAX_QUEUES) :
+				       kwq_list(names, MAX_QUEUES);
 		if (total < 0)
 			return total;
 		if (total > MAX_QUEUES)
 			total = MAX_QUEUES;
 	}
 	for (i = 0; i < total; i++) {
-		int fd = kwq_open(names[i], O_RDONLY);
+		int fd = kernel_scope ? kwq_open_kernel(names[i], O_RDONLY) :
+				       kwq_open(names[i], O_RDONLY);
 
 		if (fd < 0) {
 			/* Destroyed since the list was taken, or not ours to read. */

@@ -78,16 +78,27 @@ int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
 	return kwq_create_ex(&c);
 }
 
-int kwq_open(const char *name, int oflags)
+static int kwq_open_flags(const char *name, int oflags, unsigned int flags)
 {
 	struct kwq_ioc_open o;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
+	o.flags = flags;
 	ret = kwq_copy_name(o.name, name);
 	if (ret)
 		return ret;
 	return kwq_attach(oflags, KWQ_IOC_OPEN, &o);
+}
+
+int kwq_open(const char *name, int oflags)
+{
+	return kwq_open_flags(name, oflags, 0);
+}
+
+int kwq_open_kernel(const char *name, int oflags)
+{
+	return kwq_open_flags(name, oflags, KWQ_SCOPE_KERNEL);
 }
 
 int kwq_close(int fd)
@@ -302,7 +313,7 @@ int kwq_done_batch(int fd, struct kwq_batch_entry *e, unsigned int n)
 	return kwq_batch(fd, KWQ_IOC_DONE_BATCH, e, n, 0, 0);
 }
 
-int kwq_list(char (*names)[KWQ_NAME_MAX], unsigned int cap)
+static int kwq_list_flags(char (*names)[KWQ_NAME_MAX], unsigned int cap, unsigned int flags)
 {
 	struct kwq_ioc_list l;
 	int fd = kwq_open_dev(O_RDONLY);
@@ -311,11 +322,22 @@ int kwq_list(char (*names)[KWQ_NAME_MAX], unsigned int cap)
 	if (fd < 0)
 		return fd;
 	memset(&l, 0, sizeof(l));
+	l.flags = flags;
 	l.names_ptr = (uintptr_t)names;
 	l.capacity = cap;
 	ret = kwq_ioctl(fd, KWQ_IOC_LIST, &l);
 	close(fd);
 	return ret ? ret : (int)l.count;
+}
+
+int kwq_list(char (*names)[KWQ_NAME_MAX], unsigned int cap)
+{
+	return kwq_list_flags(names, cap, 0);
+}
+
+int kwq_list_kernel(char (*names)[KWQ_NAME_MAX], unsigned int cap)
+{
+	return kwq_list_flags(names, cap, KWQ_SCOPE_KERNEL);
 }
 
 int kwq_stats(int fd, struct kwq_stats *st)

@@ -27,6 +27,9 @@ int kwq_create_ex(const struct kwq_ioc_create *c);
 /* Open an existing queue. @oflags: O_RDONLY (consume), O_WRONLY
  * (produce) or O_RDWR, optionally O_NONBLOCK. Returns a fd. */
 int kwq_open(const char *name, int oflags);
+/* Open a queue a kernel module made (kwq_create() in the kernel): those
+ * live in a scope of their own, apart from the queues of kwq_create(). */
+int kwq_open_kernel(const char *name, int oflags);
 int kwq_close(int fd);
 /* Remove the queue's name and end it for every user (owner only). */
 int kwq_destroy(int fd);
@@ -79,8 +82,11 @@ int kwq_add_batch(int fd, struct kwq_batch_entry *e, unsigned int n, unsigned in
 int kwq_get_batch(int fd, struct kwq_batch_entry *e, unsigned int n, int64_t timeout_ns,
 		  unsigned int flags);
 int kwq_done_batch(int fd, struct kwq_batch_entry *e, unsigned int n);
-/* Names of named queues into @names (@cap of them); returns how many exist. */
+/* Names of the queues of the caller's IPC namespace into @names (@cap of
+ * them); returns how many exist. */
 int kwq_list(char (*names)[KWQ_NAME_MAX], unsigned int cap);
+/* The same for the queues kernel modules made. */
+int kwq_list_kernel(char (*names)[KWQ_NAME_MAX], unsigned int cap);
 
 /* Keys ready for get (client-go's Len), or a negative errno. */
 int64_t kwq_len(int fd);

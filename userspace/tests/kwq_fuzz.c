@@ -239,8 +239,9 @@ static void init_allowed(void)
 
 	cmds[C_VERSION].allowed = E(EFAULT) | E(EINVAL);
 	cmds[C_CREATE].allowed = E(EFAULT) | E(EINVAL) | E(EBUSY) | E(EEXIST) | E(ENOSPC) |
-				 E(ENOMEM);
-	cmds[C_OPEN].allowed = E(EFAULT) | E(EINVAL) | E(EBUSY) | E(ENOENT) | E(EACCES);
+				 E(ENOMEM) | E(EBADF);
+	cmds[C_OPEN].allowed = E(EFAULT) | E(EINVAL) | E(EBUSY) | E(ENOENT) | E(EACCES) |
+			       E(EBADF);
 	cmds[C_DESTROY].allowed = q | E(EPERM);
 	cmds[C_LIST].allowed = E(EFAULT) | E(EINVAL) | E(ENOMEM);
 	cmds[C_ADD].allowed = add;
@@ -253,11 +254,11 @@ static void init_allowed(void)
 	cmds[C_DONE_BATCH].allowed = done;
 	cmds[C_CANCEL].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EIDRM);
 	cmds[C_FORGET].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EIDRM);
-	cmds[C_NUM_REQUEUES].allowed = q | E(EFAULT) | E(EINVAL) | E(EIDRM);
-	cmds[C_SHUTDOWN].allowed = q | E(EBADF);
-	cmds[C_DRAIN].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(ETIMEDOUT) |
+	cmds[C_NUM_REQUEUES].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EIDRM);
+	cmds[C_SHUTDOWN].allowed = q | E(EPERM);
+	cmds[C_DRAIN].allowed = q | E(EPERM) | E(EFAULT) | E(EINVAL) | E(ETIMEDOUT) |
 				E(EINTR) | E(EIDRM) | E(ECANCELED);
-	cmds[C_STATS].allowed = q | E(EFAULT) | E(EINVAL);
+	cmds[C_STATS].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL);
 	cmds[C_UNKNOWN].allowed = E(ENOTTY);
 }
 
@@ -1342,17 +1343,18 @@ static void op_drain(struct worker *w, struct slot *s)
 static void op_stats(struct worker *w, struct slot *s)
 {
 	struct rng *r = &w->r;
-	static const uint64_t sizes[] = { 0, 1, 4, 7, 8, 9, 16, 100, sizeof(struct kwq_stats),
-					  sizeof(struct kwq_stats) + 8, 4096, ~0U };
+	/* The command's size is the struct's (in-field size is ignored). */
+	static const uint64_t sizes[] = { 0, 1, 4, 7, 8, 9, 16, 100, sizeof(struct kwq_stats) };
 	struct kwq_stats st;
 	enum pmode m = pick_pmode(r, 20);
+	uint32_t size = (uint32_t)PICK(r, sizes);
 	char what[48];
 
 	memset(&st, 0, sizeof(st));
-	st.size = (uint32_t)PICK(r, sizes);
-	snprintf(what, sizeof(what), "size %u", st.size);
-	/* A size beyond ours makes the kernel write only sizeof(st): fine in rw. */
-	fz_ioctl(w, s->fd, C_STATS, KWQ_IOC_STATS, place_arg(w, &st, sizeof(st), m), what);
+	st.size = (uint32_t)rnd(r);
+	snprintf(what, sizeof(what), "size %u", size);
+	fz_ioctl(w, s->fd, C_STATS, KWQ_IOC_STATS_SIZE(size), place_arg(w, &st, sizeof(st), m),
+		 what);
 }
 
 /* An ioctl number the device does not know: must be -ENOTTY, always. */
@@ -1368,7 +1370,8 @@ static void op_unknown(struct worker *w, int fd)
 		switch (below(r, 4)) {
 		case 0:	/* a real command with the wrong direction or size */
 			cmd = cmds[below(r, C_UNKNOWN)].cmd;
-			if (chance(r, 50))
+			/* Stats takes any size (KWQ_IOC_STATS_SIZE()): change its direction. */
+			if (chance(r, 50) || cmd == KWQ_IOC_STATS)
 				cmd ^= (unsigned long)(1 + below(r, 3)) << _IOC_DIRSHIFT;
 			else
 				cmd ^= (unsigned long)(1 + below(r, 0x3fff)) << _IOC_SIZESHIFT;

@@ -14,6 +14,8 @@
  *	keys, take K more without finishing them, create FILE and wait to be
  *	killed (the K keys must come back to the queue).
  *
+ * --kernel: QUEUE is one a kernel module made (kwq_open_kernel()).
+ *
  * Exit status: 0 ok, 1 check failed or error, 2 usage.
  */
 
@@ -30,7 +32,8 @@
 static const char usage_text[] =
 "usage: kwq_sample_test produce QUEUE PREFIX FIRST COUNT [--delay-us U] [--progress FILE]\n"
 "       kwq_sample_test consume QUEUE PREFIX FIRST COUNT [--timeout-ms T]\n"
-"                       [--done N --hold K [--ready FILE]] [-v]\n";
+"                       [--done N --hold K [--ready FILE]] [-v]\n"
+"       --kernel: QUEUE is a queue a kernel module made\n";
 
 struct opts {
 	long delay_us;
@@ -40,7 +43,14 @@ struct opts {
 	long hold;
 	const char *ready;
 	int verbose;
+	int kernel;
 };
+
+/* The queue a kernel module made (--kernel), or one of this namespace. */
+static int open_queue(const char *name, int oflags, const struct opts *o)
+{
+	return o->kernel ? kwq_open_kernel(name, oflags) : kwq_open(name, oflags);
+}
 
 static int usage(void)
 {
@@ -86,7 +96,7 @@ static int produce(const char *name, const char *prefix, long first, long count,
 	long i;
 	int fd, len, ret;
 
-	fd = kwq_open(name, O_WRONLY);
+	fd = open_queue(name, O_WRONLY, o);
 	if (fd < 0)
 		return err("open", fd);
 	if (o->progress && write_progress(o->progress, 0))
@@ -127,7 +137,7 @@ static int consume(const char *name, const char *prefix, long first, long count,
 	size_t len;
 	int fd, ret;
 
-	fd = kwq_open(name, O_RDWR);
+	fd = open_queue(name, O_RDWR, o);
 	if (fd < 0)
 		return err("open", fd);
 	seen = calloc((size_t)count + 1, 1);
@@ -200,6 +210,7 @@ int main(int argc, char **argv)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "kernel", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .timeout_ms = 10000 };
@@ -232,6 +243,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			o.verbose = 1;
+			break;
+		case 'k':
+			o.kernel = 1;
 			break;
 		default:
 			return usage();
