@@ -553,8 +553,8 @@ static long kwq_ioc_shutdown(struct file *file, struct kwq_file *kf, unsigned in
 #define KWQ_NEED_QUEUE	BIT(0)	/* the file is attached to a queue, else -EBADFD */
 #define KWQ_NEED_READ	BIT(1)	/* the file was opened for reading, else -EBADF */
 #define KWQ_NEED_WRITE	BIT(2)	/* the file was opened for writing, else -EBADF */
-#define KWQ_NEED_OWNER	BIT(3)	/* the opener owns the queue or has CAP_SYS_ADMIN in
-				 * its scope's user namespace, else -EPERM */
+/* The opener owns the queue or has CAP_SYS_ADMIN in its scope's user namespace, else -EPERM. */
+#define KWQ_NEED_OWNER	BIT(3)
 #define KWQ_ANY_SIZE	BIT(4)	/* the command's size field may differ (stats) */
 
 /**

@@ -167,8 +167,8 @@ enum kwq_done_result {
 #define KWQ_FEATURE_METRICS	_BITULL(5)	/* histograms and work gauges in stats */
 #define KWQ_FEATURE_DONE_GET	_BITULL(6)	/* KWQ_IOC_DONE_GET */
 #define KWQ_FEATURE_TICKET	_BITULL(7)	/* gets return tickets, done takes one */
-#define KWQ_FEATURE_SCOPE	_BITULL(8)	/* IPC-namespace scopes, kernel scope,
-						 * access matrix, stats of any size */
+/* IPC-namespace scopes, the kernel scope, the access matrix, stats of any size */
+#define KWQ_FEATURE_SCOPE	_BITULL(8)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
