@@ -190,8 +190,9 @@ func TestCloseGivesKeysBack(t *testing.T) {
 	expectGet(t, o, "a")
 	o.AddRateLimited("b")
 	o.Close()
-	if st := mustStats(t, q); st.LeaseRequeues != 1 || st.Queued != 1 {
-		t.Fatalf("lease_requeues %d queued %d", st.LeaseRequeues, st.Queued)
+	// "b" waits 5 ms for its backoff, or is queued already on a slow machine.
+	if st := mustStats(t, q); st.LeaseRequeues != 1 || st.Queued < 1 || st.Queued+st.Waiting != 2 {
+		t.Fatalf("lease_requeues %d queued %d waiting %d", st.LeaseRequeues, st.Queued, st.Waiting)
 	}
 	if n := q.NumRequeues("b"); n != 1 {
 		t.Fatalf("NumRequeues(b) = %d after the other handle closed", n)

@@ -1398,6 +1398,10 @@ static void op_unknown(struct worker *w, int fd)
 		for (i = 0; i < C_UNKNOWN; i++)
 			if (cmds[i].cmd == cmd)
 				break;
+		/* KWQ_IOC_STATS_SIZE(n) is stats for any n: not unknown either. */
+		if ((cmd & ~(unsigned long)(_IOC_SIZEMASK << _IOC_SIZESHIFT)) ==
+		    (KWQ_IOC_STATS_SIZE(0) & ~(unsigned long)(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
+			continue;
 		if (i == C_UNKNOWN)
 			break;
 	}
