@@ -24,7 +24,8 @@ out=$top/build/check
 mkdir -p "$out"
 
 passed=0 failed=0 skipped=0
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's header says how long the run has taken so far.
+step() { printf '\n=== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 # Add a TAP stream's counts to the totals. count NAME FILE
 count() {
@@ -166,6 +167,7 @@ done
 [[ -z $bg ]] || wait "$bg" || true
 
 echo
+echo "make check took $SECONDS s"
 if [[ $skipped -gt 0 ]]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else
