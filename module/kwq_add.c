@@ -97,6 +97,8 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
+		if (!kwq_acct_charge(&q->acct, len))
+			return -ENOSPC;
 		/* Nothing fails from here on: evicting now changes nothing on error. */
 		if (q->items.n >= q->max_items)
 			kwq_evict_backoff_locked(q, &w->stale);

@@ -219,7 +219,7 @@ void kwq_resize_work(struct work_struct *work)
 	bits = q->dead ? 0 : kwq_table_want_resize(&q->items);
 	kwq_unlock(q);
 	if (bits)
-		buckets = kwq_table_alloc(bits, q->gfp);
+		buckets = kwq_acct_table_alloc(&q->acct, bits, q->gfp);
 
 	kwq_lock(q);
 	if (buckets && !q->dead) {
@@ -252,6 +252,7 @@ void kwq_resize_work(struct work_struct *work)
 void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
 	kwq_table_remove(&q->items, it);
+	kwq_acct_uncharge(&q->acct, it->len);
 	kwq_table_check_locked(q);
 	kwq_item_retire_locked(q, it, stale);
 }
@@ -352,6 +353,7 @@ int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *read
 void kwq_records_free(struct kwq *q)
 {
 	kwq_table_destroy(&q->items, kwq_item_free);
+	kwq_acct_release(&q->acct);
 	while (q->spare) {
 		struct kwq_item *it = q->spare;
 
