@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 
 #include "kwq_internal.h"
+#include "kwq_user.h"
 
 /*
  * The limits, writable under /sys/module/kwq/parameters by root. Each
