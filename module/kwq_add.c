@@ -86,7 +86,7 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		q->refused++;
 		return -ESHUTDOWN;
 	}
-	kwq_lookup_key_init(&k, key, len);
+	kwq_lookup_key_init(&k, q, key, len);
 	it = kwq_find_key_locked(q, &k);
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
@@ -97,6 +97,8 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
+		if (!kwq_acct_charge(&q->acct, len))
+			return -ENOSPC;
 		/* Nothing fails from here on: evicting now changes nothing on error. */
 		if (q->items.n >= q->max_items)
 			kwq_evict_backoff_locked(q, &w->stale);
@@ -133,7 +135,7 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		struct kwq_lookup_key k;
 
 		kwq_unlock(q);
-		kwq_lookup_key_init(&k, key, len);
+		kwq_lookup_key_init(&k, q, key, len);
 		fresh = kwq_item_new(&k, gfp);
 		kwq_lock(q);
 		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w) :

@@ -80,7 +80,7 @@ static inline u64 kwq_since_locked(struct kwq *q, u64 stamp)
 }
 
 /* kwq_record.c */
-void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 len);
+void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const void *key, u32 len);
 struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k);
 struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len);
 struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp);

@@ -28,6 +28,7 @@
 #include <linux/workqueue.h>
 
 #include "kwq.h"
+#include "kwq_acct.h"
 #include "kwq_item.h"
 #include "kwq_limiter.h"
 #include "kwq_table.h"
@@ -149,6 +150,9 @@ struct kwq_hist {
  *	kernel scope or once unregistered; protected by kwq_registry_lock.
  * @debugfs: the queue's file under /sys/kernel/debug/kwq, while registered.
  * @name: NUL-terminated name, empty for anonymous queues.
+ * @acct: who pays for the queue (kwq_acct.h): the creator's memory cgroup
+ *	for the bucket arrays, the owner's key-record bytes; set at
+ *	creation, released when the queue is freed.
  */
 struct kwq {
 	spinlock_t lock;		/* see the comment at the top */
@@ -217,6 +221,9 @@ struct kwq {
 	struct ipc_namespace *scope;	/* kwq_registry_lock */
 	struct dentry *debugfs;
 	char name[KWQ_NAME_MAX];
+
+	/* Accounting of queues made by user programs (kwq_acct.c). */
+	struct kwq_acct acct;
 };
 
 /* Module parameters (kwq_main.c). */

@@ -347,7 +347,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	init_waitqueue_head(&q->get_wait);
 	init_waitqueue_head(&q->drain_wait);
 	kref_init(&q->ref);
-	q->gfp = attr && attr->account ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+	q->gfp = attr && attr->account ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL : GFP_KERNEL;
 	q->max_items = kwq_max_items_per_queue;
 	if (attr && attr->max_items && attr->max_items < q->max_items)
 		q->max_items = attr->max_items;
@@ -361,8 +361,9 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		strscpy(q->name, name, sizeof(q->name));
 
 	INIT_WORK(&q->resize_work, kwq_resize_work);
-	ret = kwq_table_init(&q->items, q->gfp);
+	ret = kwq_acct_init(&q->acct, q->gfp, q->uid) ?: kwq_table_init(&q->items, q->gfp);
 	if (ret) {
+		kwq_acct_release(&q->acct);
 		kfree(q);
 		return ERR_PTR(ret);
 	}

@@ -21,17 +21,15 @@
 #include "kwq_key.h"
 
 /*
- * Keys are hashed once per call (kwq_key_hash()) and the hash is kept in
- * the record: inserting, removing and moving a record to a resized table
- * do not hash its key again.
+ * Keys are hashed once per call (kwq_table_hash(), with the queue's own
+ * secret) and the hash is kept in the record: inserting, removing and
+ * moving a record to a resized table do not hash its key again.
  */
-static struct kwq_hash_secret kwq_hash_secret __read_mostly;
-
-void kwq_lookup_key_init(struct kwq_lookup_key *k, const void *key, u32 len)
+void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const void *key, u32 len)
 {
 	k->key = key;
 	k->len = len;
-	k->hash = kwq_key_hash(key, len, &kwq_hash_secret);
+	k->hash = kwq_table_hash(&q->items, key, len);
 }
 
 /* Resizes of key tables (kwq_resize_work()). */
@@ -59,7 +57,7 @@ struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 {
 	struct kwq_lookup_key k;
 
-	kwq_lookup_key_init(&k, key, len);
+	kwq_lookup_key_init(&k, q, key, len);
 	return kwq_find_key_locked(q, &k);
 }
 
@@ -77,10 +75,6 @@ static size_t kwq_item_alloc_size(u32 key_len)
  */
 int kwq_core_init(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(kwq_hash_secret.s); i++)
-		kwq_hash_secret.s[i] = get_random_u64() | 1;
 	kwq_resize_wq = alloc_workqueue("kwq_resize", WQ_UNBOUND, 0);
 	if (!kwq_resize_wq)
 		return -ENOMEM;
@@ -225,7 +219,7 @@ void kwq_resize_work(struct work_struct *work)
 	bits = q->dead ? 0 : kwq_table_want_resize(&q->items);
 	kwq_unlock(q);
 	if (bits)
-		buckets = kwq_table_alloc(bits, q->gfp);
+		buckets = kwq_acct_table_alloc(&q->acct, bits, q->gfp);
 
 	kwq_lock(q);
 	if (buckets && !q->dead) {
@@ -258,6 +252,7 @@ void kwq_resize_work(struct work_struct *work)
 void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale)
 {
 	kwq_table_remove(&q->items, it);
+	kwq_acct_uncharge(&q->acct, it->len);
 	kwq_table_check_locked(q);
 	kwq_item_retire_locked(q, it, stale);
 }
@@ -358,6 +353,7 @@ int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *read
 void kwq_records_free(struct kwq *q)
 {
 	kwq_table_destroy(&q->items, kwq_item_free);
+	kwq_acct_release(&q->acct);
 	while (q->spare) {
 		struct kwq_item *it = q->spare;
 

@@ -8,6 +8,7 @@
 #include <linux/bug.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -39,11 +40,18 @@ void kwq_table_free(struct kwq_item **buckets)
  * @t: the table.
  * @gfp: allocation flags.
  *
+ * Draws the table's own hash secrets (kwq_table_hash()).
+ *
  * Return: 0 or -ENOMEM.
  */
 int kwq_table_init(struct kwq_table *t, gfp_t gfp)
 {
+	unsigned int i;
+
 	*t = (struct kwq_table){ .bits = KWQ_TABLE_MIN_BITS };
+	/* Odd multipliers, as kwq_key_hash() wants. */
+	for (i = 0; i < ARRAY_SIZE(t->secret.s); i++)
+		t->secret.s[i] = get_random_u64() | 1;
 	t->buckets = kwq_table_alloc(t->bits, gfp);
 	return t->buckets ? 0 : -ENOMEM;
 }

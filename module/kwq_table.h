@@ -42,6 +42,8 @@
  * @moved: buckets of @old already moved to @buckets.
  * @n: records in the table.
  * @resizing: a resize is scheduled or running; no other is scheduled.
+ * @secret: the secrets of kwq_table_hash(), drawn for each table, so
+ *	that keys found to collide in one queue say nothing of another.
  */
 struct kwq_table {
 	struct kwq_item **buckets;
@@ -51,6 +53,7 @@ struct kwq_table {
 	u32 moved;
 	u32 n;
 	bool resizing;
+	struct kwq_hash_secret secret;
 };
 
 int kwq_table_init(struct kwq_table *t, gfp_t gfp);
@@ -63,6 +66,20 @@ bool kwq_table_move_step(struct kwq_table *t);
 struct kwq_item **kwq_table_end_resize(struct kwq_table *t);
 
 /* The hot path, inline: lookups, inserts and removals of every call. */
+
+/**
+ * kwq_table_hash() - the hash of a key in this table
+ * @t: the table; its secret is constant after kwq_table_init(), so this
+ *	needs no lock.
+ * @key: the key bytes.
+ * @len: their number, at least 1.
+ *
+ * Return: the hash kwq_table_find() and kwq_item.hash take.
+ */
+static inline u32 kwq_table_hash(const struct kwq_table *t, const u8 *key, u32 len)
+{
+	return kwq_key_hash(key, len, &t->secret);
+}
 
 static inline u32 kwq_table_index(u32 hash, u32 bits)
 {

@@ -21,6 +21,10 @@
 #include <linux/build_bug.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include "kwq_unaligned.h"
 
@@ -111,12 +115,44 @@ static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32
 }
 
 /**
+ * kwq_timens_to_host() - a CLOCK_MONOTONIC time of the caller's time
+ *	namespace as the host's
+ * @tim: the time as the caller reads its monotonic clock, 0..KTIME_MAX.
+ *
+ * What timens_ktime_to_host() does for timerfd and clock_nanosleep(),
+ * which modules cannot call (do_timens_ktime_to_host() is not exported):
+ * a namespace's clock reads the host's plus its offset, so the host's
+ * time is @tim less the offset. A time before the offset (possible only
+ * with a positive one) has passed already: 1 ns, not 0, which would be
+ * KWQ_NOWAIT. A time beyond KTIME_MAX after the subtraction (a negative
+ * offset) is never reached: KTIME_MAX, KWQ_FOREVER.
+ *
+ * Return: the host's CLOCK_MONOTONIC time.
+ */
+static inline ktime_t kwq_timens_to_host(ktime_t tim)
+{
+#ifdef CONFIG_TIME_NS
+	ktime_t offset = timespec64_to_ktime(current->nsproxy->time_ns->offsets.monotonic);
+
+	if (likely(!offset))
+		return tim;
+	if (offset > 0)
+		return tim > offset ? tim - offset : 1;
+	/* offset < 0: KTIME_MAX + offset cannot overflow, tim - offset can. */
+	return tim >= KTIME_MAX + offset ? KTIME_MAX : tim - offset;
+#else
+	return tim;
+#endif
+}
+
+/**
  * kwq_deadline_from() - the deadline of a call from user space
- * @deadline_ns: the call's absolute CLOCK_MONOTONIC deadline, or
- *	KWQ_DEADLINE_NOWAIT.
+ * @deadline_ns: the call's absolute CLOCK_MONOTONIC deadline, as the
+ *	caller's time namespace reads that clock, or KWQ_DEADLINE_NOWAIT.
  * @file: the /dev/kwq file (O_NONBLOCK never waits).
  *
- * Return: a deadline for kwq_get() or kwq_shutdown_drain().
+ * Return: a deadline for kwq_get() or kwq_shutdown_drain(), in the host's
+ * CLOCK_MONOTONIC (kwq_timens_to_host()).
  */
 static inline ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file)
 {
@@ -124,7 +160,7 @@ static inline ktime_t kwq_deadline_from(u64 deadline_ns, const struct file *file
 		return KWQ_NOWAIT;
 	if (deadline_ns >= (u64)KTIME_MAX)
 		return KWQ_FOREVER;
-	return ns_to_ktime(deadline_ns);
+	return kwq_timens_to_host(ns_to_ktime(deadline_ns));
 }
 
 /**

@@ -26,6 +26,10 @@ tap_program "handout-64bit" ./bin/kwq_handout_test
 tap_program "handout-32bit" ./bin/kwq_handout_test32
 tap_program "access-64bit" ./bin/kwq_access_test
 tap_program "access-32bit" ./bin/kwq_access_test32
+tap_program "timens-64bit" ./bin/kwq_timens_test
+tap_program "timens-32bit" ./bin/kwq_timens_test32
+tap_program "limits-64bit" ./bin/kwq_limits_test
+tap_program "limits-32bit" ./bin/kwq_limits_test32
 tap_program "fuzz-64bit" ./bin/kwq_fuzz
 tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 . ./faults.sh

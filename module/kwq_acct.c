@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who pays for a queue made by a user program; see kwq_acct.h.
+ */
+
+#include <linux/bug.h>
+#include <linux/capability.h>
+#include <linux/memcontrol.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+
+#include "kwq.h"
+#include "kwq_acct.h"
+#include "kwq_table.h"
+#include "kwq_user.h"
+
+/**
+ * kwq_acct_init() - settle who pays for a new queue
+ * @a: zeroed accounting of the queue.
+ * @gfp: the queue's allocation flags: only with __GFP_ACCOUNT (a queue
+ *	made by a user program) is anything charged.
+ * @owner: the queue's owner, whose total counts its key records.
+ *
+ * Remembers the memory cgroup of the calling task, the creator, and
+ * whether it has CAP_SYS_RESOURCE (its queue's adds are then never
+ * refused by max_key_bytes_per_user, though they still count).
+ *
+ * Context: process context, the creator's; may sleep.
+ * Return: 0, or -ENOMEM (kwq_acct_release() then frees what was taken).
+ */
+int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner)
+{
+	if (!(gfp & __GFP_ACCOUNT))
+		return 0;
+	a->memcg = get_mem_cgroup_from_mm(current->mm);
+	a->limited = !capable(CAP_SYS_RESOURCE);
+	a->user = kwq_user_get(owner);
+	return a->user ? 0 : -ENOMEM;
+}
+
+/**
+ * kwq_acct_release() - give back everything a queue was charged
+ * @a: the accounting of a queue being freed, its records freed too.
+ *
+ * Context: process context; may sleep.
+ */
+void kwq_acct_release(struct kwq_acct *a)
+{
+	if (a->user) {
+		if (a->bytes)
+			kwq_user_uncharge(a->user, a->bytes);
+		kwq_user_put(a->user);
+	}
+	mem_cgroup_put(a->memcg);
+	*a = (struct kwq_acct){};
+}
+
+bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len)
+{
+	u64 bytes = kwq_item_bytes(key_len);
+
+	if (!kwq_user_charge(a->user, bytes, a->limited))
+		return false;
+	a->bytes += bytes;
+	return true;
+}
+
+void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
+{
+	u64 bytes = kwq_item_bytes(key_len);
+
+	if (WARN_ON_ONCE(bytes > a->bytes))
+		bytes = a->bytes;
+	a->bytes -= bytes;
+	kwq_user_uncharge(a->user, bytes);
+}
+
+/**
+ * kwq_acct_table_alloc() - kwq_table_alloc() charged to the creator
+ * @a: the queue's accounting.
+ * @bits: log2 of the number of buckets.
+ * @gfp: the queue's allocation flags.
+ *
+ * The resize worker allocates bucket arrays in a kworker, whose memory
+ * would be charged to no cgroup: charge the creator's instead.
+ *
+ * Context: process context; may sleep.
+ * Return: the array, or NULL.
+ */
+struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp)
+{
+	struct mem_cgroup *old;
+	struct kwq_item **buckets;
+
+	if (!a->memcg)
+		return kwq_table_alloc(bits, gfp);
+	old = set_active_memcg(a->memcg);
+	buckets = kwq_table_alloc(bits, gfp);
+	set_active_memcg(old);
+	return buckets;
+}

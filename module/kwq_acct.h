@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who pays for a queue made by a user program (kwq_attr.account): the
+ * memory cgroup of its creator pays for the key table's bucket arrays,
+ * also when a worker grows them later, and its owner's per-user total
+ * (kwq_user.h) counts the bytes of its key records. Queues made by the
+ * kernel pay nothing here. See Documentation/kwq-limits.rst.
+ */
+#ifndef _KWQ_ACCT_H
+#define _KWQ_ACCT_H
+
+#include <linux/gfp.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+struct kwq_item;
+struct kwq_user;
+struct mem_cgroup;
+
+/**
+ * struct kwq_acct - what one queue is charged to
+ * @memcg: the creator's memory cgroup (a reference), charged for the
+ *	bucket arrays; NULL if the queue is not accounted.
+ * @user: the owner's key-record total (a reference); NULL if the queue
+ *	does not count.
+ * @bytes: what this queue charged to @user; under kwq.lock.
+ * @limited: adds past max_key_bytes_per_user fail (the creator had no
+ *	CAP_SYS_RESOURCE).
+ */
+struct kwq_acct {
+	struct mem_cgroup *memcg;
+	struct kwq_user *user;
+	u64 bytes;
+	bool limited;
+};
+
+int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner);
+void kwq_acct_release(struct kwq_acct *a);
+bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len);
+void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len);
+struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp);
+
+/**
+ * kwq_acct_charge() - count a new key record against the queue's owner
+ * @a: the queue's accounting.
+ * @key_len: the key's length.
+ *
+ * Called under kwq.lock before the record goes into the key table.
+ *
+ * Return: true, or false (nothing changed) when the owner's total would
+ * pass max_key_bytes_per_user: the add fails with -ENOSPC.
+ */
+static inline bool kwq_acct_charge(struct kwq_acct *a, u32 key_len)
+{
+	return !a->user || __kwq_acct_charge(a, key_len);
+}
+
+/**
+ * kwq_acct_uncharge() - a record charged by kwq_acct_charge() left the table
+ * @a: the queue's accounting.
+ * @key_len: the key's length.
+ */
+static inline void kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
+{
+	if (a->user)
+		__kwq_acct_uncharge(a, key_len);
+}
+
+#endif /* _KWQ_ACCT_H */
