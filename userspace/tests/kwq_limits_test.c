@@ -420,7 +420,8 @@ static void test_memcg(void)
 	int ret = cg_setup(), fd, i, status;
 
 	if (ret) {
-		ok(1, "memory cgroup # SKIP cannot set one up: %s", strerror(-ret));
+		/* Every kernel make check runs has memory cgroups: not a skip. */
+		ok(0, "memory cgroup: cannot set one up: %s", strerror(-ret));
 		return;
 	}
 	/* The bucket arrays of a queue go to its creator's cgroup. */

@@ -179,7 +179,8 @@ static void check(int64_t offset, const char *ns)
 	int64_t skew;
 
 	if (r.unshared) {
-		ok(1, "%s # SKIP no time namespace: %s", ns, strerror(r.unshared));
+		/* Every kernel make check runs has time namespaces: not a skip. */
+		ok(0, "%s: no time namespace: %s", ns, strerror(r.unshared));
 		return;
 	}
 	skew = (int64_t)(r.now - before) - offset * 1000 * MS;
