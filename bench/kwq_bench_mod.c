@@ -12,6 +12,12 @@
  *			C consumer kthreads kwq_get(KWQ_FOREVER) and kwq_done()
  *			them; the queue is shut down once the producers finish
  *
+ *	hold N		one thread walks N keys through every path that visits
+ *			many keys at once: N add-afters due at one instant (the
+ *			timer), N gets, stats, N dones, N add-afters dropped by
+ *			a shutdown. kwq's hold_max_keys and hold_max_ns module
+ *			parameters then give the longest hold of the lock.
+ *
  *	mode=pc keys=200000 producers=1 consumers=1 ns=123456 keys_per_s=1620000
  *
  * Keys are 32 bytes, as in the user-space benchmarks. Each run uses an
@@ -20,6 +26,7 @@
 
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
@@ -286,6 +293,82 @@ out_free:
 	return ret;
 }
 
+/* The walks over every key of a queue of @keys keys, for kwq's longest hold. */
+static int kwq_bench_hold_walks(struct kwq *q, char (*key)[KWQ_BENCH_KEY_LEN],
+				unsigned long keys)
+{
+	char buf[KWQ_BENCH_KEY_LEN];
+	struct kwq_stats st;
+	unsigned long i;
+	unsigned int ms;
+	u32 len;
+	int ret;
+
+	for (i = 0; i < keys; i++) {
+		ret = kwq_add_after(q, key[i], KWQ_BENCH_KEY_LEN, 50 * NSEC_PER_MSEC, 0);
+		if (ret < 0)
+			return ret;
+	}
+	for (ms = 0; kwq_len(q) < keys; ms += 20) {
+		if (ms > 120000)
+			return -ETIMEDOUT;
+		msleep(20);
+	}
+	for (i = 0; i < keys; i++) {
+		ret = kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT);
+		if (ret)
+			return ret;
+	}
+	kwq_stats(q, &st);
+	if (st.processing != keys)
+		return -EIO;
+	for (i = 0; i < keys; i++) {
+		ret = kwq_done(q, key[i], KWQ_BENCH_KEY_LEN);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0; i < keys; i++) {
+		ret = kwq_add_after(q, key[i], KWQ_BENCH_KEY_LEN, 3600 * NSEC_PER_SEC, 0);
+		if (ret < 0)
+			return ret;
+	}
+	kwq_shutdown(q);
+	return 0;
+}
+
+static int kwq_bench_hold(unsigned long keys)
+{
+	char (*key)[KWQ_BENCH_KEY_LEN];
+	unsigned long i;
+	struct kwq *q;
+	ktime_t t0;
+	u64 ns;
+	int ret;
+
+	key = kvmalloc_array(keys, KWQ_BENCH_KEY_LEN, GFP_KERNEL);
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < keys; i++)
+		kwq_bench_key(key[i], i);
+	q = kwq_create(NULL, NULL);
+	if (IS_ERR(q)) {
+		kvfree(key);
+		return PTR_ERR(q);
+	}
+	t0 = ktime_get();
+	ret = kwq_bench_hold_walks(q, key, keys);
+	ns = max_t(u64, ktime_to_ns(ktime_sub(ktime_get(), t0)), 1);
+	if (ret)
+		snprintf(kwq_bench_result, sizeof(kwq_bench_result), "error=%d\n", ret);
+	else
+		snprintf(kwq_bench_result, sizeof(kwq_bench_result),
+			 "mode=hold keys=%lu ns=%llu keys_per_s=%llu\n", keys, ns,
+			 div64_u64((u64)keys * NSEC_PER_SEC, ns));
+	kwq_destroy(q);
+	kvfree(key);
+	return ret;
+}
+
 static ssize_t kwq_bench_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -299,6 +382,16 @@ static ssize_t kwq_bench_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(cmd, ubuf, count))
 		return -EFAULT;
 	cmd[count] = '\0';
+	if (sscanf(cmd, "hold %lu", &keys) == 1) {
+		if (!keys || keys > KWQ_BENCH_MAX_KEYS)
+			return -EINVAL;
+		ret = mutex_lock_interruptible(&kwq_bench_lock);
+		if (ret)
+			return ret;
+		ret = kwq_bench_hold(keys);
+		mutex_unlock(&kwq_bench_lock);
+		return ret ? ret : count;
+	}
 	if (sscanf(cmd, "cycle %lu", &keys) == 1) {
 		p = 0;
 		c = 0;

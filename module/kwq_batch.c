@@ -10,13 +10,14 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 
-#include "kwq_internal.h"
+#include "kwq_core.h"
 
 /*
- * Keys handled per hold of the lock: a long batch lets others (and bottom
- * halves, which the lock keeps off) in between.
+ * Keys handled per hold of the lock, KWQ_LOCK_STEP as every walk over
+ * keys: a long batch lets others (and bottom halves, which the lock keeps
+ * off) in between.
  */
-#define KWQ_BATCH_LOCK_KEYS	64
+#define KWQ_BATCH_LOCK_KEYS	KWQ_LOCK_STEP
 
 /* Every KWQ_BATCH_LOCK_KEYS keys: let go of the lock, finish, take it again. */
 static void kwq_batch_breathe(struct kwq *q, u32 i, struct kwq_unlocked_work *w)

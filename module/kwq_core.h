@@ -23,6 +23,38 @@
 
 #include "kwq_internal.h"
 
+/*
+ * The most keys one hold of kwq.lock handles: a walk over keys (shutdown,
+ * destruction, a drain's flush, the timer, the processing timeout, a
+ * lease's end) does this many, then lets go of the lock and goes on, so
+ * no caller waits behind a walk of the whole queue. Batches take the lock
+ * once per this many keys too.
+ */
+#define KWQ_LOCK_STEP		64
+
+/**
+ * struct kwq_hold - one hold of kwq.lock by a walk in steps
+ * @start: local_clock() when the step began.
+ * @keys: keys it handled so far; the step ends at KWQ_LOCK_STEP.
+ */
+struct kwq_hold {
+	u64 start;
+	unsigned int keys;
+};
+
+static inline void kwq_hold_begin(struct kwq *q, struct kwq_hold *h)
+{
+	lockdep_assert_held(&q->lock);
+	h->start = local_clock();
+	h->keys = 0;
+}
+
+/* Whether the step may handle one more key. */
+static inline bool kwq_hold_room(const struct kwq_hold *h)
+{
+	return h->keys < KWQ_LOCK_STEP;
+}
+
 /* A key as the calls below take it: its bytes and its hash, computed once. */
 struct kwq_lookup_key {
 	const void *key;
@@ -79,6 +111,9 @@ static inline u64 kwq_since_locked(struct kwq *q, u64 stamp)
 	return kwq_elapsed(kwq_stamp_now(q), stamp);
 }
 
+/* kwq_queue.c */
+void kwq_hold_end(struct kwq *q, const struct kwq_hold *h);
+
 /* kwq_record.c */
 void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const void *key, u32 len);
 struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k);
@@ -111,13 +146,16 @@ bool kwq_wake_slow_locked(const struct kwq *q);
 void kwq_program_timer_locked(struct kwq *q, bool spent);
 void kwq_program_locked(struct kwq *q);
 void kwq_unwait_locked(struct kwq *q, struct kwq_item *it);
-void kwq_end_waiting_locked(struct kwq *q, bool flush, struct list_head *stale,
-			    unsigned int *ready);
+bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
+				 struct list_head *stale, unsigned int *ready);
 int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags);
 enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer);
 int kwq_sleep_until(ktime_t deadline, ktime_t wake_at);
 ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper);
 bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it);
 void kwq_give_back_locked(struct kwq *q, struct kwq_item *it);
+void kwq_give_back_begin_locked(struct kwq *q, struct kwq_give_back *gb);
+void kwq_give_back_end_locked(struct kwq *q, struct kwq_give_back *gb);
+void kwq_give_back_at_locked(struct kwq *q, struct kwq_item *it, struct kwq_give_back *gb);
 
 #endif /* _KWQ_CORE_H */

@@ -34,18 +34,22 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	*len = it->len;
 	if (it->len > cap)
 		return -EMSGSIZE;
-	kwq_st_take(q, it);
-	it->owner = lease ? lease->id : 0;
-	it->ticket = ++q->next_ticket;
 	now = kwq_stamp_now(q);
 	latency = kwq_elapsed(now, it->stamp);
+	kwq_st_take(q, it, now);
+	if (lease) {
+		it->owner = lease->id;
+		list_add_tail(&it->leased, &lease->items);
+	} else {
+		it->owner = 0;
+	}
+	it->ticket = ++q->next_ticket;
 	kwq_hist_observe(&q->queue_latency, latency);
 	if (h) {
 		h->ticket = it->ticket;
 		h->latency_ns = latency;
 	}
 	trace_kwq_get(q->name, it->key, it->len, 0, latency);
-	it->stamp = now;
 	if (q->processing_timeout && q->n_processing == 1)
 		kwq_program_locked(q);
 	q->gets++;
@@ -144,6 +148,11 @@ int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline
 {
 	return kwq_get_wait(q, buf, cap, len, deadline, lease, h, NULL);
 }
+
+/* For kunit/kwq_bound_test.c; else /dev/kwq's only. */
+#if IS_ENABLED(CONFIG_KUNIT)
+EXPORT_SYMBOL_GPL(kwq_get_leased);
+#endif
 
 /**
  * kwq_get() - take the next key, waiting for one if needed
@@ -504,11 +513,17 @@ void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
 	/* Ids must not wrap: a new lease could pass for a live one. */
 	BUILD_BUG_ON(sizeof(lease->id) < sizeof(u64));
 	BUILD_BUG_ON(sizeof(((struct kwq_item *)NULL)->owner) < sizeof(u64));
+	INIT_LIST_HEAD(&lease->items);
 	kwq_lock(q);
 	/* Zero means "no lease" in kwq_item.owner; 64 bits never wrap. */
 	lease->id = ++q->next_lease;
 	kwq_unlock(q);
 }
+
+/* For kunit/kwq_bound_test.c; else /dev/kwq's only. */
+#if IS_ENABLED(CONFIG_KUNIT)
+EXPORT_SYMBOL_GPL(kwq_lease_begin);
+#endif
 
 /**
  * kwq_lease_end() - give back every key a lease still holds
@@ -518,30 +533,48 @@ void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
  *
  * The keys go back to the head of the queue in the order they were taken,
  * so they are handed out next; none is lost, none stays stuck processing.
+ * Only the lease's own keys are visited, KWQ_LOCK_STEP per hold of the
+ * lock: between holds a consumer may already get the keys given back so
+ * far (the oldest), and later ones join them right behind.
  *
  * Context: process or softirq context.
  */
 void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 {
-	struct kwq_item *it, *prev;
-	unsigned int ready = 0;
-	bool slow;
+	struct kwq_give_back gb;
+	struct kwq_item *it;
+	struct kwq_hold h;
+	unsigned int ready;
+	bool more, slow;
 
 	kwq_lock(q);
-	/*
-	 * kwq.busy is in the order keys were taken. From the newest back,
-	 * each to the head of the queue: the oldest ends up first.
-	 */
-	list_for_each_entry_safe_reverse(it, prev, &q->busy, ready) {
-		if (it->owner != lease->id)
-			continue;
-		trace_kwq_lease_return(q->name, it->key, it->len, 0,
-				       kwq_since_locked(q, it->stamp));
-		kwq_give_back_locked(q, it);
-		q->lease_requeues++;
-		ready++;
-	}
-	slow = kwq_wake_slow_locked(q);
-	kwq_unlock(q);
-	kwq_wake_fast(q, ready, slow);
+	kwq_give_back_begin_locked(q, &gb);
+	do {
+		kwq_hold_begin(q, &h);
+		ready = 0;
+		/* Oldest first, each right behind the one before. */
+		while (kwq_hold_room(&h) &&
+		       (it = list_first_entry_or_null(&lease->items, struct kwq_item, leased))) {
+			trace_kwq_lease_return(q->name, it->key, it->len, 0,
+					       kwq_since_locked(q, it->stamp));
+			kwq_give_back_at_locked(q, it, &gb);
+			q->lease_requeues++;
+			ready++;
+			h.keys++;
+		}
+		more = !list_empty(&lease->items);
+		if (!more)
+			kwq_give_back_end_locked(q, &gb);
+		kwq_hold_end(q, &h);
+		slow = kwq_wake_slow_locked(q);
+		kwq_unlock(q);
+		kwq_wake_fast(q, ready, slow);
+		if (more)
+			kwq_lock(q);
+	} while (more);
 }
+
+/* For kunit/kwq_bound_test.c; else /dev/kwq's only. */
+#if IS_ENABLED(CONFIG_KUNIT)
+EXPORT_SYMBOL_GPL(kwq_lease_end);
+#endif

@@ -40,12 +40,32 @@
  * struct kwq_lease - keys taken by one consumer that must not be lost
  * @id: non-zero, unique among the leases of a queue; a processing item
  *	with this kwq_item.owner is held by the lease.
+ * @items: the processing items the lease holds, linked through
+ *	kwq_item.leased in the order they were taken; protected by the
+ *	queue's kwq.lock, set up by kwq_lease_begin().
  *
  * An open /dev/kwq file holds one. When it closes, kwq_lease_end() puts
- * every key it still holds back at the head of the queue.
+ * every key it still holds back at the head of the queue, visiting only
+ * @items, KWQ_LOCK_STEP keys per hold of the lock.
  */
 struct kwq_lease {
 	u64 id;
+	struct list_head items;
+};
+
+/**
+ * struct kwq_give_back - where a give-back done in steps puts its keys
+ * @node: on kwq.give_backs while the give-back runs.
+ * @after: the key it gave back last, still queued, or NULL: the next goes
+ *	right after it, or to the head of kwq.ready. A get that takes @after
+ *	resets it to NULL (it was at the head: so were all given back before).
+ *
+ * Protected by kwq.lock. Keys given back in several holds of the lock
+ * then still reach kwq.ready in the order they were taken.
+ */
+struct kwq_give_back {
+	struct list_head node;
+	struct kwq_item *after;
 };
 
 /**
@@ -131,6 +151,18 @@ struct kwq_hist {
  *	a deadline wakes one consumer, not all. Atomic, no lock.
  * @consumer_wakes: times a consumer in kwq_get() woke up and found no
  *	key (for tests of the wake-up fan-out). Atomic, no lock.
+ * @busy_stamps: sum of kwq_item.stamp over @busy (mod 2^64), so that
+ *	kwq_stats() reports the unfinished work without a walk. Under @lock.
+ * @give_backs: struct kwq_give_back of give-backs running in steps (a
+ *	lease's end, @expiring); few, one per closing file. Under @lock.
+ * @expiring: the processing timeout's give-back while the timer expires
+ *	keys over several runs; on @give_backs only meanwhile. Under @lock.
+ * @flushing: drains queueing the waiting keys, a step at a time
+ *	(kwq_shutdown_drain() with KWQ_DRAIN_FLUSH_WAITING); consumers wait
+ *	for those keys meanwhile. Under @lock.
+ * @hold_max_keys: most keys one hold of @lock handled in a walk that
+ *	works in steps (kwq_hold_end()); at most KWQ_LOCK_STEP. Under @lock.
+ * @hold_max_ns: longest such hold, ns of local_clock(). Under @lock.
  * @registered: on the registry list; protected by kwq_registry_lock.
  * @get_wait: consumers blocked in kwq_get() (exclusive) and pollers.
  * @drain_wait: callers blocked in kwq_shutdown_drain().
@@ -202,6 +234,13 @@ struct kwq {
 	u64 next_ticket;
 	atomic_t timer_keeper;
 	atomic64_t consumer_wakes;
+	/* Bounded work under @lock (Documentation/kwq-core.rst); under @lock. */
+	u64 busy_stamps;
+	struct list_head give_backs;
+	struct kwq_give_back expiring;
+	u32 flushing;
+	u32 hold_max_keys;
+	u64 hold_max_ns;
 
 	bool registered;
 	wait_queue_head_t get_wait;

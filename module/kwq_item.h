@@ -36,6 +36,8 @@
  * @owner: id of the struct kwq_lease holding the key while PROCESSING,
  *	0 when no lease holds it. 64-bit: ids never wrap, so a new lease
  *	cannot pass for a live one.
+ * @leased: link in that lease's kwq_lease.items while @owner is not 0,
+ *	empty otherwise, so that a lease's end visits only its own keys.
  * @hash: kwq_key_hash() of the key, computed once.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
@@ -43,9 +45,9 @@
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * state, len and failures share one word to keep the fixed part at 88
+ * state, len and failures share one word to keep the fixed part at 104
  * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
- * cache of their own sized to fit (120 bytes for a 32-byte key).
+ * cache of their own sized to fit (136 bytes for a 32-byte key).
  */
 struct kwq_item {
 	struct kwq_item *hnext;
@@ -54,6 +56,7 @@ struct kwq_item {
 	u64 stamp;
 	u64 ticket;
 	u64 owner;
+	struct list_head leased;
 	u32 hash;
 	u32 state:3;
 	u32 len:10;

@@ -43,17 +43,57 @@ u64 kwq_len(struct kwq *q)
 EXPORT_SYMBOL_GPL(kwq_len);
 
 /*
- * Unfinished work and the longest running processor, computed on demand
- * from the processing records (client-go updates them every 500 ms).
+ * The longest hold of any queue's lock by a walk in steps, since load or
+ * since root wrote 0 (the benchmark does): keys handled, and ns.
+ */
+static unsigned long kwq_hold_max_keys;
+module_param_named(hold_max_keys, kwq_hold_max_keys, ulong, 0644);
+MODULE_PARM_DESC(hold_max_keys, "most keys one hold of a queue's lock handled (at most 64)");
+static unsigned long kwq_hold_max_ns;
+module_param_named(hold_max_ns, kwq_hold_max_ns, ulong, 0644);
+MODULE_PARM_DESC(hold_max_ns, "longest hold of a queue's lock by a walk over keys, ns");
+
+static void kwq_max_note(unsigned long *max, unsigned long v)
+{
+	unsigned long old = READ_ONCE(*max);
+
+	while (v > old && !try_cmpxchg(max, &old, v))
+		;
+}
+
+/*
+ * End a step begun with kwq_hold_begin(): note how many keys it handled
+ * and how long it held the lock (the queue's kwq.hold_max_keys and
+ * kwq.hold_max_ns, and the module's hold_max_* parameters).
+ */
+void kwq_hold_end(struct kwq *q, const struct kwq_hold *h)
+{
+	u64 ns = kwq_elapsed(local_clock(), h->start);
+
+	lockdep_assert_held(&q->lock);
+	WARN_ON_ONCE(h->keys > KWQ_LOCK_STEP);
+	if (h->keys > q->hold_max_keys)
+		q->hold_max_keys = h->keys;
+	if (ns > q->hold_max_ns)
+		q->hold_max_ns = ns;
+	kwq_max_note(&kwq_hold_max_keys, h->keys);
+	kwq_max_note(&kwq_hold_max_ns, ns);
+}
+
+/*
+ * Unfinished work and the longest running processor, from what kwq.busy
+ * keeps (client-go updates them every 500 ms): the sum of the time each
+ * processing key has run is n * now - the sum of their stamps, the longest
+ * the first's. Each term was clamped at zero (stamps of another CPU's
+ * local_clock() may be a little ahead); the sum is.
  */
 static void kwq_stats_work_locked(struct kwq *q, struct kwq_stats *st)
 {
 	u64 now = kwq_stamp_now(q);
-	struct kwq_item *it;
+	struct kwq_item *it = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+	u64 total = q->n_processing * now;
 
-	list_for_each_entry(it, &q->busy, ready)
-		st->unfinished_work_ns += kwq_elapsed(now, it->stamp);
-	it = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+	st->unfinished_work_ns = (s64)(total - q->busy_stamps) > 0 ? total - q->busy_stamps : 0;
 	st->longest_running_ns = it ? kwq_elapsed(now, it->stamp) : 0;
 }
 
@@ -66,9 +106,13 @@ static void kwq_stats_work_locked(struct kwq *q, struct kwq_stats *st)
  */
 void kwq_stats(struct kwq *q, struct kwq_stats *st)
 {
+	struct kwq_hold h;
+
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
+
 	kwq_lock(q);
+	kwq_hold_begin(q, &h);
 	st->state = (q->shutting_down ? KWQ_STATE_SHUTTING_DOWN : 0) |
 		    (q->drainers ? KWQ_STATE_DRAINING : 0) |
 		    (q->dead ? KWQ_STATE_DESTROYED : 0);
@@ -101,6 +145,7 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	memcpy(st->work_duration, q->work_duration.count, sizeof(st->work_duration));
 	st->work_duration_sum_ns = q->work_duration.sum_ns;
 	st->processing_expiries = q->processing_expiries;
+	kwq_hold_end(q, &h);
 	kwq_unlock(q);
 }
 EXPORT_SYMBOL_GPL(kwq_stats);
@@ -121,6 +166,42 @@ bool kwq_readable(struct kwq *q)
 	return r;
 }
 
+/*
+ * Empty the waiting set (kwq_end_waiting_step_locked()) in steps of
+ * KWQ_LOCK_STEP keys, letting go of the lock between them (and of the
+ * CPU, if @may_sleep); consumers are woken for the keys each step queues.
+ * Nothing adds waiting keys meanwhile: the queue is shut down. A caller
+ * that will @flush counted itself in kwq.flushing when it shut the queue
+ * down; the last step counts it out.
+ */
+static void kwq_end_waiting(struct kwq *q, bool flush, bool may_sleep)
+{
+	struct kwq_hold h;
+	unsigned int ready;
+	LIST_HEAD(stale);
+	bool more;
+
+	kwq_lock(q);
+	for (;;) {
+		ready = 0;
+		kwq_hold_begin(q, &h);
+		more = kwq_end_waiting_step_locked(q, flush, &h, &stale, &ready);
+		kwq_hold_end(q, &h);
+		if (!more && flush)
+			q->flushing--;
+		kwq_unlock(q);
+		kwq_free_stale(&stale);
+		INIT_LIST_HEAD(&stale);
+		if (ready)
+			kwq_wake(q, ready);
+		if (!more)
+			break;
+		if (may_sleep)
+			cond_resched();
+		kwq_lock(q);
+	}
+}
+
 /**
  * kwq_shutdown() - stop accepting keys
  * @q: queue.
@@ -135,14 +216,12 @@ bool kwq_readable(struct kwq *q)
  */
 void kwq_shutdown(struct kwq *q)
 {
-	LIST_HEAD(stale);
-
 	kwq_lock(q);
 	q->shutting_down = true;
 	q->shutdown_seq++;
-	kwq_end_waiting_locked(q, false, &stale, NULL);
+	kwq_program_locked(q);
 	kwq_unlock(q);
-	kwq_free_stale(&stale);
+	kwq_end_waiting(q, false, false);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
 }
@@ -188,8 +267,6 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
 int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 {
 	DEFINE_WAIT(wait);
-	LIST_HEAD(stale);
-	unsigned int ready = 0;
 	u32 seq;
 	int ret;
 
@@ -200,12 +277,15 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 	q->shutting_down = true;
 	q->drainers++;
 	seq = q->shutdown_seq;
-	kwq_end_waiting_locked(q, flags & KWQ_DRAIN_FLUSH_WAITING, &stale, &ready);
+	/* Consumers wait for the keys the flush is about to queue. */
+	if (flags & KWQ_DRAIN_FLUSH_WAITING)
+		q->flushing++;
+	kwq_program_locked(q);
 	kwq_unlock(q);
-	kwq_free_stale(&stale);
-	kwq_wake(q, ready);
-
 	kwq_get_ref(q);
+	kwq_end_waiting(q, flags & KWQ_DRAIN_FLUSH_WAITING, true);
+	kwq_wake(q, false);
+
 	for (;;) {
 		prepare_to_wait(&q->drain_wait, &wait, TASK_INTERRUPTIBLE);
 		kwq_lock(q);
@@ -334,6 +414,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	INIT_LIST_HEAD(&q->busy);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);
+	INIT_LIST_HEAD(&q->give_backs);
+	INIT_LIST_HEAD(&q->expiring.node);
 	timerqueue_init_head(&q->waiting);
 	q->armed = KTIME_MAX;
 	q->clock = attr ? attr->clock : NULL;
@@ -384,14 +466,12 @@ invalid:
  */
 void kwq_queue_end(struct kwq *q)
 {
-	LIST_HEAD(stale);
-
 	kwq_lock(q);
 	q->dead = true;
 	q->shutting_down = true;
-	kwq_end_waiting_locked(q, false, &stale, NULL);
+	kwq_program_locked(q);
 	kwq_unlock(q);
-	kwq_free_stale(&stale);
+	kwq_end_waiting(q, false, true);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
 }

@@ -129,6 +129,7 @@ void kwq_item_free(struct kwq_item *it)
 static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 {
 	INIT_LIST_HEAD(&it->ready);
+	INIT_LIST_HEAD(&it->leased);
 	timerqueue_init(&it->wait);
 	it->state = 0;
 	it->ticket = 0;

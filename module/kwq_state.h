@@ -13,6 +13,7 @@
  *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
  *   queued            DIRTY             kwq.ready, FIFO             kwq.n_queued
  *   processing        PROCESSING        kwq.busy, oldest first      kwq.n_processing
+ *                                       (and kwq_lease.items)       (kwq.busy_stamps)
  *   processing+dirty  PROCESSING|DIRTY  kwq.busy                    n_processing and
  *                                                                   n_dirty_processing
  *   waiting           WAITING, with any of the above but spare and backoff-only:
@@ -53,6 +54,8 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
 	WARN_ON_ONCE((q->n_queued == 0) != list_empty(&q->ready));
 	WARN_ON_ONCE((q->n_processing == 0) != list_empty(&q->busy));
+	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
+	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) && !list_empty(&it->leased));
 	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
 	WARN_ON_ONCE((q->n_waiting == 0) != !timerqueue_getnext(&q->waiting));
 	WARN_ON_ONCE(q->n_dirty_processing > q->n_processing);
@@ -71,6 +74,20 @@ static inline void kwq_st_queue(struct kwq *q, struct kwq_item *it, bool at_head
 	kwq_st_check(q, it);
 }
 
+/*
+ * queued (or waiting) -> queued right after @pos, a queued record or
+ * kwq.ready itself (the head): a key given back in steps, struct
+ * kwq_give_back.
+ */
+static inline void kwq_st_queue_after(struct kwq *q, struct kwq_item *it,
+				      struct list_head *pos)
+{
+	it->state |= KWQ_ITEM_DIRTY;
+	list_add(&it->ready, pos);
+	q->n_queued++;
+	kwq_st_check(q, it);
+}
+
 /* processing -> processing+dirty: an add while the key is being processed. */
 static inline void kwq_st_defer(struct kwq *q, struct kwq_item *it)
 {
@@ -79,13 +96,26 @@ static inline void kwq_st_defer(struct kwq *q, struct kwq_item *it)
 	kwq_st_check(q, it);
 }
 
-/* queued -> processing, at the tail of kwq.busy. */
-static inline void kwq_st_take(struct kwq *q, struct kwq_item *it)
+/*
+ * queued -> processing, at the tail of kwq.busy, stamped @stamp (kept in
+ * kwq.busy_stamps). Only a take makes a record leave kwq.ready, always
+ * from the head: a give-back in steps whose last key this is goes on at
+ * the head (the few of kwq.give_backs, usually none).
+ */
+static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp)
 {
+	struct kwq_give_back *gb;
+
+	if (unlikely(!list_empty(&q->give_backs)))
+		list_for_each_entry(gb, &q->give_backs, node)
+			if (gb->after == it)
+				gb->after = NULL;
 	list_del(&it->ready);
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	list_add_tail(&it->ready, &q->busy);
+	it->stamp = stamp;
+	q->busy_stamps += stamp;
 	q->n_processing++;
 	kwq_st_check(q, it);
 }
@@ -97,6 +127,7 @@ static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 
 	list_del_init(&it->ready);
 	it->state &= ~KWQ_ITEM_WORK;
+	q->busy_stamps -= it->stamp;
 	q->n_processing--;
 	if (dirty)
 		q->n_dirty_processing--;

@@ -18,21 +18,18 @@
 #include "kwq_trace.h"
 
 /*
- * Point the timer at the earliest waiting deadline, or at the moment the
- * oldest key being processed overstays the processing timeout, whichever
- * comes first, if that changed (or always, when the timer is @spent).
+ * The earliest waiting deadline the timer serves. Once the queue is shut
+ * down, its waiting keys are only being dropped (or flushed by a drain),
+ * a step at a time: none is due any more.
  */
-void kwq_program_timer_locked(struct kwq *q, bool spent)
+static struct timerqueue_node *kwq_next_deadline_locked(struct kwq *q)
 {
-	struct timerqueue_node *next = timerqueue_getnext(&q->waiting);
-	ktime_t expires = next ? next->expires : KTIME_MAX;
-	struct kwq_item *oldest;
+	return q->shutting_down ? NULL : timerqueue_getnext(&q->waiting);
+}
 
-	if (q->processing_timeout) {
-		oldest = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
-		if (oldest)
-			expires = min(expires, ns_to_ktime(oldest->stamp + q->processing_timeout));
-	}
+/* Give the timer (or the test clock) @expires, if it changed or is @spent. */
+static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
+{
 	/* A destroyed queue runs no deadline; its clock may forget it. */
 	if (q->dead)
 		expires = KTIME_MAX;
@@ -47,6 +44,25 @@ void kwq_program_timer_locked(struct kwq *q, bool spent)
 		hrtimer_start(&q->timer, expires, HRTIMER_MODE_ABS_SOFT);
 }
 
+/*
+ * Point the timer at the earliest waiting deadline, or at the moment the
+ * oldest key being processed overstays the processing timeout, whichever
+ * comes first, if that changed (or always, when the timer is @spent).
+ */
+void kwq_program_timer_locked(struct kwq *q, bool spent)
+{
+	struct timerqueue_node *next = kwq_next_deadline_locked(q);
+	ktime_t expires = next ? next->expires : KTIME_MAX;
+	struct kwq_item *oldest;
+
+	if (q->processing_timeout) {
+		oldest = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+		if (oldest)
+			expires = min(expires, ns_to_ktime(oldest->stamp + q->processing_timeout));
+	}
+	kwq_arm_locked(q, expires, spent);
+}
+
 void kwq_program_locked(struct kwq *q)
 {
 	kwq_program_timer_locked(q, false);
@@ -58,29 +74,32 @@ void kwq_unwait_locked(struct kwq *q, struct kwq_item *it)
 }
 
 /*
- * Empty the waiting set: queue every waiting key now (@flush), or drop
- * the entries and retire records left without state (to the spares, or to
- * @stale for the caller to free once unlocked, linked through their
- * unused ready link).
+ * One step of emptying the waiting set, at most KWQ_LOCK_STEP keys in
+ * @h, earliest deadline first: queue each now (@flush, on a live queue),
+ * or drop the entry and retire a record left without state (to the
+ * spares, or to @stale for the caller to free once unlocked, linked
+ * through its unused ready link). Returns whether keys are left.
  */
-void kwq_end_waiting_locked(struct kwq *q, bool flush, struct list_head *stale,
-			    unsigned int *ready)
+bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
+				 struct list_head *stale, unsigned int *ready)
 {
 	struct timerqueue_node *node;
 	struct kwq_item *it;
 
-	while ((node = timerqueue_getnext(&q->waiting))) {
+	while (kwq_hold_room(h) && (node = timerqueue_getnext(&q->waiting))) {
 		it = container_of(node, struct kwq_item, wait);
 		kwq_unwait_locked(q, it);
-		if (flush) {
+		if (flush && !q->dead) {
 			q->fired++;
 			kwq_mark_dirty_locked(q, it, ready);
 		} else {
 			q->waits_dropped++;
 			kwq_item_settle_locked(q, it, stale);
 		}
+		h->keys++;
 	}
 	kwq_program_locked(q);
+	return timerqueue_getnext(&q->waiting);
 }
 
 /* Give @it a waiting entry, or move it; returns an enum kwq_add_result. */
@@ -106,32 +125,33 @@ int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags)
  * Put keys that stayed processing longer than the processing timeout back
  * at the head of the queue, the oldest first (controller-runtime#798: a
  * worker that hangs must not hold its key forever), counting them in @ready
- * so that consumers are woken for them.
+ * so that consumers are woken for them. At most what is left of @h; keys
+ * left over go on in the next run, right behind these (kwq.expiring).
+ * Returns whether overdue keys are left.
  */
-static void kwq_expire_processing_locked(struct kwq *q, ktime_t now, unsigned int *ready)
+static bool kwq_expire_processing_locked(struct kwq *q, ktime_t now, struct kwq_hold *h,
+					 unsigned int *ready)
 {
-	struct kwq_item *it, *last = NULL;
-	unsigned int n = 0;
+	struct kwq_item *it;
 
 	if (!q->processing_timeout)
-		return;
-	list_for_each_entry(it, &q->busy, ready) {
-		if (it->stamp + q->processing_timeout > ktime_to_ns(now))
-			break;
-		last = it;
-		n++;
-	}
-	/* From the newest overdue back, each to the head: the oldest ends up first. */
-	while (n--) {
-		it = last;
-		if (n)
-			last = list_prev_entry(it, ready);
+		return false;
+	while ((it = list_first_entry_or_null(&q->busy, struct kwq_item, ready)) &&
+	       it->stamp + q->processing_timeout <= ktime_to_ns(now)) {
+		if (!kwq_hold_room(h))
+			return true;
+		if (list_empty(&q->expiring.node))
+			kwq_give_back_begin_locked(q, &q->expiring);
 		trace_kwq_processing_expire(q->name, it->key, it->len, 0,
 					    ktime_to_ns(now) - it->stamp);
 		q->processing_expiries++;
-		kwq_give_back_locked(q, it);
+		kwq_give_back_at_locked(q, it, &q->expiring);
 		(*ready)++;
+		h->keys++;
 	}
+	if (!list_empty(&q->expiring.node))
+		kwq_give_back_end_locked(q, &q->expiring);
+	return false;
 }
 
 /**
@@ -142,6 +162,12 @@ static void kwq_expire_processing_locked(struct kwq *q, ktime_t now, unsigned in
  * kwq_clock calls it when the clock reaches the time it was asked for.
  * On a destroyed queue it does nothing.
  *
+ * One call handles at most KWQ_LOCK_STEP keys (deadlines first, earliest
+ * first, then processing timeouts, oldest first). If more are due, it
+ * asks for the timer again at the current time, so the rest follow at
+ * once, in the same order, the lock let go of in between: a struct
+ * kwq_clock must then call it again.
+ *
  * Context: process or softirq context.
  */
 void kwq_run_due(struct kwq *q)
@@ -149,7 +175,8 @@ void kwq_run_due(struct kwq *q)
 	struct timerqueue_node *node;
 	struct kwq_item *it;
 	unsigned int ready = 0;
-	bool slow;
+	struct kwq_hold h;
+	bool slow, more;
 	ktime_t now;
 
 	kwq_lock(q);
@@ -158,7 +185,9 @@ void kwq_run_due(struct kwq *q)
 		return;
 	}
 	now = kwq_now(q);
-	while ((node = timerqueue_getnext(&q->waiting)) && node->expires <= now) {
+	kwq_hold_begin(q, &h);
+	while ((node = kwq_next_deadline_locked(q)) && node->expires <= now &&
+	       kwq_hold_room(&h)) {
 		u64 late = ktime_to_ns(ktime_sub(now, node->expires));
 		int ret;
 
@@ -167,10 +196,21 @@ void kwq_run_due(struct kwq *q)
 		q->fired++;
 		ret = kwq_mark_dirty_locked(q, it, &ready);
 		trace_kwq_fire(q->name, it->key, it->len, ret, late);
+		h.keys++;
 	}
-	kwq_expire_processing_locked(q, now, &ready);
-	/* The timer that brought us here may be spent: program the next one. */
-	kwq_program_timer_locked(q, true);
+	more = node && node->expires <= now;
+	more |= kwq_expire_processing_locked(q, now, &h, &ready);
+	/*
+	 * The timer that brought us here may be spent: program the next one,
+	 * or, with keys left, run again now (a soft hrtimer at an instant
+	 * after the one its run began at, so that other timers and softirqs
+	 * go first).
+	 */
+	if (more)
+		kwq_arm_locked(q, now, true);
+	else
+		kwq_program_timer_locked(q, true);
+	kwq_hold_end(q, &h);
 	slow = kwq_wake_slow_locked(q);
 	kwq_unlock(q);
 	kwq_wake_fast(q, ready, slow);
@@ -240,11 +280,13 @@ ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
 bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 {
 	bool was_oldest = q->busy.next == &it->ready;
-	bool dirty = kwq_st_finish(q, it);
+	bool dirty;
 
+	it->owner = 0;
+	list_del_init(&it->leased);
+	dirty = kwq_st_finish(q, it);
 	if (q->processing_timeout && was_oldest)
 		kwq_program_locked(q);
-	it->owner = 0;
 	return dirty;
 }
 
@@ -253,4 +295,29 @@ void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
 {
 	kwq_end_processing_locked(q, it);
 	kwq_ready_locked(q, it, true);
+}
+
+/* Start a give-back in steps: its first key goes to the head. */
+void kwq_give_back_begin_locked(struct kwq *q, struct kwq_give_back *gb)
+{
+	gb->after = NULL;
+	list_add(&gb->node, &q->give_backs);
+}
+
+void kwq_give_back_end_locked(struct kwq *q, struct kwq_give_back *gb)
+{
+	list_del_init(&gb->node);
+	gb->after = NULL;
+}
+
+/*
+ * Put a processing key back, unprocessed, right behind the key @gb gave
+ * back last if that one is still queued, else at the head.
+ */
+void kwq_give_back_at_locked(struct kwq *q, struct kwq_item *it, struct kwq_give_back *gb)
+{
+	kwq_end_processing_locked(q, it);
+	it->stamp = kwq_stamp_now(q);
+	kwq_st_queue_after(q, it, gb->after ? &gb->after->ready : &q->ready);
+	gb->after = it;
 }

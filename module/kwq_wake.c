@@ -15,7 +15,7 @@
 /* True when nothing is queued and nothing is being processed. */
 bool kwq_drained_locked(const struct kwq *q)
 {
-	return !q->n_queued && !q->n_processing;
+	return !q->n_queued && !q->n_processing && !q->flushing;
 }
 
 /*
@@ -24,11 +24,12 @@ bool kwq_drained_locked(const struct kwq *q)
  * a key whose lease ends, whose processing timeout fires or whose holder
  * requeues it goes back to the head. Consumers wait for those instead of
  * leaving early and stranding them (client-go returns "shutdown" as soon
- * as the list is momentarily empty).
+ * as the list is momentarily empty). A drain's flush of the waiting
+ * keys, which runs in steps, brings more too (kwq.flushing).
  */
 bool kwq_more_may_come_locked(const struct kwq *q)
 {
-	return !q->shutting_down || q->n_processing;
+	return !q->shutting_down || q->n_processing || q->flushing;
 }
 
 /*

@@ -240,6 +240,8 @@ END {
 	echo "kwq benchmarks: kernel $kver, $cpus guest CPUs ($cpu), QEMU TCG, $reps round(s), scale runs $(awk '$1 == "KWQB-INFO" && $2 == "reps" { print $5 }' "$out/guest.out")"
 	awk '$1 == "KWQB-INFO" && $2 ~ /^mem\..*\.cache$/ { sub(/^mem\./, "", $2); sub(/\.cache$/, "", $2); c[$2] = $3 " (" $4 " " $5 ")" }
 		END { if (length(c)) printf "slab cache that grew most: waiting keys %s, queued keys %s\n", c["waiting"], c["queued"] }' "$out/guest.out"
+	awk '$1 == "KWQB-HOLD" { for (i = 2; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] } }
+		END { if (length(h)) printf "longest hold of a queue lock at %s keys (timer, stats, shutdown): %s keys, %s ns\n", h["keys"], h["max_keys"], h["max_ns"] }' "$out/guest.out"
 	echo "[insns]: instructions, from a second boot with -icount shift=0 and 1 vCPU (deterministic)"
 	echo "ratio = median / baseline (times, instructions: < 1 is faster than the baseline; rates: > 1 is faster)"
 	echo

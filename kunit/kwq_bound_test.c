@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: no hold of kwq.lock handles more than 64 keys, at the item
+ * limit (max_items_per_queue, 65,536 by default). Each case fills a
+ * queue to the limit, runs one walk over every key (stats, a lease's
+ * end, shutdown, destruction, a drain's flush, the timer with every key
+ * due at once, the processing timeout of every key at once) and asserts
+ * kwq.hold_max_keys, the most keys one hold handled, and that the walk
+ * still did all of it, in order.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "kwq.h"
+#include "kwq_internal.h"
+#include "kwq_fake_clock.h"
+
+/* The bound, written out: raising KWQ_LOCK_STEP must turn these red. */
+#define BOUND_KEYS	64
+
+static u32 bound_n(struct kwq *q)
+{
+	return q->max_items;
+}
+
+static void key_of(char *buf, u32 i)
+{
+	snprintf(buf, 16, "k%08x", i);
+}
+
+/* The most keys one hold handled since the last call; starts over. */
+static u32 hold_max(struct kwq *q)
+{
+	u32 n;
+
+	kwq_lock(q);
+	n = q->hold_max_keys;
+	q->hold_max_keys = 0;
+	kwq_unlock(q);
+	return n;
+}
+
+static void fill(struct kunit *test, struct kwq *q, u32 n, s64 delay_ns)
+{
+	char key[16];
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		key_of(key, i);
+		KUNIT_ASSERT_GE(test, delay_ns ? kwq_add_after(q, key, 9, delay_ns, 0) :
+				kwq_add(q, key, 9), 0);
+	}
+}
+
+/* Take every key, unleased or to @lease, in order. */
+static void take_all(struct kunit *test, struct kwq *q, u32 n, struct kwq_lease *lease)
+{
+	char key[16], buf[16];
+	u32 i, len;
+
+	for (i = 0; i < n; i++) {
+		key_of(key, i);
+		KUNIT_ASSERT_EQ(test, kwq_get_leased(q, buf, sizeof(buf), &len, KWQ_NOWAIT,
+						     lease, NULL), 0);
+		KUNIT_ASSERT_EQ(test, memcmp(buf, key, 9), 0);
+	}
+}
+
+static void expect_queued_in_order(struct kunit *test, struct kwq *q, u32 n)
+{
+	KUNIT_EXPECT_EQ(test, kwq_len(q), (u64)n);
+	take_all(test, q, n, NULL);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0ULL);
+}
+
+static void kwq_bound_test_stats(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	struct kwq_stats st;
+	u32 n = bound_n(q);
+
+	fill(test, q, n, 0);
+	take_all(test, q, n, NULL);
+	fc->now = ktime_add_ms(fc->now, 2);
+	hold_max(q);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	KUNIT_EXPECT_EQ(test, st.processing, (u64)n);
+	/* Every key was taken at the same instant, 2 ms ago. */
+	KUNIT_EXPECT_EQ(test, st.unfinished_work_ns, (u64)n * MS(2));
+	KUNIT_EXPECT_EQ(test, st.longest_running_ns, (u64)MS(2));
+}
+
+static void kwq_bound_test_lease_end(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	struct kwq_lease lease, other;
+	u32 n = bound_n(q);
+	struct kwq_stats st;
+	char buf[16];
+	u32 len;
+
+	kwq_lease_begin(q, &lease);
+	kwq_lease_begin(q, &other);
+	fill(test, q, n, 0);
+	take_all(test, q, n - 1, &lease);
+	/* The last key is another lease's: it stays processing. */
+	KUNIT_ASSERT_EQ(test, kwq_get_leased(q, buf, sizeof(buf), &len, KWQ_NOWAIT, &other,
+					     NULL), 0);
+	hold_max(q);
+	kwq_lease_end(q, &lease);
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.lease_requeues, (u64)n - 1);
+	KUNIT_EXPECT_EQ(test, st.processing, 1ULL);
+	/* Back at the head in the order they were taken. */
+	expect_queued_in_order(test, q, n - 1);
+	kwq_lease_end(q, &other);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 1ULL);
+}
+
+static void kwq_bound_test_shutdown(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	u32 n = bound_n(q);
+	struct kwq_stats st;
+
+	fill(test, q, n, MS(1000));
+	hold_max(q);
+	kwq_shutdown(q);
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.waiting, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.waits_dropped, (u64)n);
+	KUNIT_EXPECT_EQ(test, st.items, 0ULL);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+}
+
+static void kwq_bound_test_destroy(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	u32 n = bound_n(q);
+
+	fill(test, q, n, MS(1000));
+	hold_max(q);
+	kwq_get_ref(q);
+	kwq_destroy(q);
+	fc->q = NULL;
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	KUNIT_EXPECT_EQ(test, q->n_waiting, 0ULL);
+	KUNIT_EXPECT_EQ(test, q->waits_dropped, (u64)n);
+	kwq_put(q);
+}
+
+static void kwq_bound_test_drain_flush(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	u32 n = bound_n(q);
+
+	fill(test, q, n, MS(1000));
+	hold_max(q);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(q, KWQ_NOWAIT, KWQ_DRAIN_FLUSH_WAITING),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	/* Queued in deadline order, which is the order they were added. */
+	expect_queued_in_order(test, q, n);
+}
+
+/* Every key due at once on the test clock: runs of 64, in deadline order. */
+static void kwq_bound_test_timer(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	u32 n = bound_n(q);
+	struct kwq_stats st;
+
+	fill(test, q, n, MS(10));
+	hold_max(q);
+	step(fc, MS(10));
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.fired, (u64)n);
+	KUNIT_EXPECT_EQ(test, st.waiting, 0ULL);
+	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
+	expect_queued_in_order(test, q, n);
+}
+
+/*
+ * The same on the queue's own soft hrtimer, which re-arms itself: every
+ * key due at one deadline, a few seconds ahead (adds are slow on an
+ * emulated CPU).
+ */
+static void kwq_bound_test_hrtimer(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+	unsigned int ms = 0;
+	unsigned long *seen;
+	u32 n, i, k, len;
+	ktime_t deadline;
+	char key[16];
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	n = bound_n(q);
+	hold_max(q);
+	deadline = ktime_add_ms(ktime_get(), 5000);
+	for (i = 0; i < n; i++) {
+		s64 delay = ktime_to_ns(ktime_sub(deadline, ktime_get()));
+
+		key_of(key, i);
+		KUNIT_ASSERT_GE(test, kwq_add_after(q, key, 9, max_t(s64, 1, delay), 0), 0);
+	}
+	while (kwq_len(q) < n && ms++ < 3000)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), (u64)n);
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	/*
+	 * Each add read the clock a little later than the test did: the
+	 * deadlines differ by that jitter, so check that each key came
+	 * once (the order is the fake clock's case).
+	 */
+	seen = bitmap_zalloc(n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, kwq_get(q, key, sizeof(key), &len, KWQ_NOWAIT), 0);
+		key[len] = '\0';
+		KUNIT_ASSERT_EQ(test, kstrtou32(key + 1, 16, &k), 0);
+		KUNIT_ASSERT_LT(test, k, n);
+		KUNIT_EXPECT_FALSE(test, test_and_set_bit(k, seen));
+	}
+	bitmap_free(seen);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0ULL);
+	kwq_destroy(q);
+}
+
+static void kwq_bound_test_processing_timeout(struct kunit *test)
+{
+	struct kwq_attr attr = { .processing_timeout_ns = MS(100) };
+	struct fake_clock *fc = fake_queue(test, &attr);
+	struct kwq *q = fc->q;
+	u32 n = bound_n(q);
+	struct kwq_stats st;
+
+	fill(test, q, n, 0);
+	take_all(test, q, n, NULL);
+	hold_max(q);
+	step(fc, MS(100));
+	KUNIT_EXPECT_LE(test, hold_max(q), BOUND_KEYS);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.processing_expiries, (u64)n);
+	KUNIT_EXPECT_EQ(test, st.processing, 0ULL);
+	/* Back at the head, the oldest first. */
+	expect_queued_in_order(test, q, n);
+}
+
+static struct kunit_case kwq_bound_cases[] = {
+	KUNIT_CASE(kwq_bound_test_stats),
+	KUNIT_CASE(kwq_bound_test_lease_end),
+	KUNIT_CASE(kwq_bound_test_shutdown),
+	KUNIT_CASE(kwq_bound_test_destroy),
+	KUNIT_CASE(kwq_bound_test_drain_flush),
+	KUNIT_CASE(kwq_bound_test_timer),
+	KUNIT_CASE(kwq_bound_test_hrtimer),
+	KUNIT_CASE(kwq_bound_test_processing_timeout),
+	{}
+};
+
+static struct kunit_suite kwq_bound_suite = {
+	.name = "kwq_bound",
+	.exit = fake_clock_exit,
+	.test_cases = kwq_bound_cases,
+};
+
+kunit_test_suite(kwq_bound_suite);
