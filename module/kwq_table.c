@@ -129,26 +129,34 @@ void kwq_table_begin_resize(struct kwq_table *t, struct kwq_item **buckets, u32 
 }
 
 /**
- * kwq_table_move_step() - move up to KWQ_TABLE_MOVE_STEP old buckets
+ * kwq_table_move_step() - move the records of the next old buckets
  * @t: the table, resizing.
+ *
+ * Visits at most KWQ_TABLE_MOVE_STEP old buckets and moves at most
+ * KWQ_TABLE_MOVE_KEYS records, so one lock hold stays bounded however the
+ * keys fall. A bucket may be left half moved: its rest stays in the old
+ * array at index @t->moved, where lookups still look (kwq_table.h).
  *
  * Return: true when every old bucket has been moved.
  */
 bool kwq_table_move_step(struct kwq_table *t)
 {
 	u32 end = min(t->moved + KWQ_TABLE_MOVE_STEP, 1U << t->old_bits);
+	u32 keys = 0;
 
-	for (; t->moved < end; t->moved++) {
-		struct kwq_item *it = t->old[t->moved], *next;
+	while (t->moved < end) {
+		struct kwq_item *it = t->old[t->moved], **head;
 
-		t->old[t->moved] = NULL;
-		for (; it; it = next) {
-			struct kwq_item **head = &t->buckets[kwq_table_index(it->hash, t->bits)];
-
-			next = it->hnext;
-			it->hnext = *head;
-			*head = it;
+		if (!it) {
+			t->moved++;
+			continue;
 		}
+		if (keys++ == KWQ_TABLE_MOVE_KEYS)
+			break;
+		head = &t->buckets[kwq_table_index(it->hash, t->bits)];
+		t->old[t->moved] = it->hnext;
+		it->hnext = *head;
+		*head = it;
 	}
 	return t->moved == 1U << t->old_bits;
 }

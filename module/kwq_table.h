@@ -12,9 +12,10 @@
  * lock. When the load leaves 1/8..1 records per bucket
  * (kwq_table_off_size()), the caller schedules a resize; a worker
  * allocates the new bucket array unlocked (kwq_table_want_resize() says
- * its size), then moves the old buckets over a few hundred at a time,
- * taking and dropping the lock around each step. In between, a lookup
- * searches the new array and, for old buckets not moved yet, the old one.
+ * its size), then moves the old buckets over, at most 64 records and
+ * 256 buckets at a time, taking and dropping the lock around each step.
+ * In between, a lookup searches the new array and, for old buckets not
+ * moved yet or moved in part, the old one.
  */
 #ifndef _KWQ_TABLE_H
 #define _KWQ_TABLE_H
@@ -29,8 +30,9 @@
 #define KWQ_TABLE_MIN_BITS	10
 /* The largest: 2^26 buckets (512 MiB), beyond any max_items_per_queue. */
 #define KWQ_TABLE_MAX_BITS	26
-/* Old buckets moved per lock hold during a resize. */
+/* Old buckets visited, and keys moved, per lock hold during a resize. */
 #define KWQ_TABLE_MOVE_STEP	256
+#define KWQ_TABLE_MOVE_KEYS	64	/* KWQ_LOCK_STEP, the bound of every hold */
 
 /**
  * struct kwq_table - a chained hash table of key records
