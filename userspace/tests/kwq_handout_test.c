@@ -323,19 +323,6 @@ struct race {
 	int stop;
 };
 
-/*
- * Hold on for @ns by the monotonic clock. Not usleep(): a 32-bit program
- * sleeps with clock_nanosleep(), which kernels without COMPAT_32BIT_TIME
- * (the debug ones) refuse for glibc's 32-bit time, so it returns at once.
- */
-static void hold_ns(uint64_t ns)
-{
-	uint64_t end = now_ns() + ns;
-
-	while (now_ns() < end)
-		sched_yield();
-}
-
 static void racer(struct race *rc, int fd, unsigned int flags, unsigned int seed)
 {
 	char buf[8];
@@ -356,7 +343,7 @@ static void racer(struct race *rc, int fd, unsigned int flags, unsigned int seed
 		while (before < t && !__atomic_compare_exchange_n(&rc->newest[k], &before, t, 0,
 								  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			;
-		hold_ns((uint64_t)(rand_r(&seed) % 4000) * 1000);
+		wait_ns((uint64_t)(rand_r(&seed) % 4000) * 1000);
 		before = __atomic_load_n(&rc->newest[k], __ATOMIC_SEQ_CST);
 		ret = kwq_done_ticket(fd, buf, len, t);
 		if (ret >= 0 && before > t)
@@ -399,7 +386,7 @@ static void test_exclusive_hold_race(void)
 			_exit(0);
 		}
 	}
-	hold_ns(3000000000ULL);
+	wait_ns(3000000000ULL);
 	__atomic_store_n(&rc->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < RACE_WORKERS; i++)
 		waitpid(pids[i], NULL, 0);

@@ -7,6 +7,7 @@
 #define KWQ_TEST_UTIL_H
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,19 @@ static inline uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Let @ns pass by the monotonic clock. Not usleep(): a 32-bit program's
+ * sleeps fail at once on a kernel without COMPAT_32BIT_TIME (the debug
+ * kernels), while clock_gettime() works everywhere.
+ */
+static inline void wait_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		sched_yield();
 }
 
 static inline int add_s(int fd, const char *key)

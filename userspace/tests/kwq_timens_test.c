@@ -96,7 +96,7 @@ static void probes(struct results *r, int64_t offset)
 	 */
 	adder = fork();
 	if (adder == 0) {
-		usleep(100000);
+		wait_ns(100 * MS);
 		_exit(add_s(fd, "late") < 0);
 	}
 	r->far = get_until(fd, KTIME_MAX_NS - 1);
