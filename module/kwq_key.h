@@ -6,8 +6,9 @@
  * The hash follows the multiply-and-fold construction of wyhash (also
  * the fallback of Go's runtime map hash): 16 bytes at a time, each half
  * XORed with a secret and the two multiplied into 128 bits whose halves
- * are XORed together. With secrets drawn at module load, inputs that
- * collide cannot be chosen without knowing them. For a 32-byte key it
+ * are XORed together. With secrets drawn for each queue when it is made,
+ * inputs that collide cannot be chosen without knowing them, and what
+ * one queue's collisions reveal says nothing about another's. For a 32-byte key it
  * costs about a quarter of jhash(), which the benchmarks measured at 142
  * instructions, a tenth of a whole add. Without 128-bit multiplication
  * jhash() is used instead.
@@ -26,7 +27,7 @@
 #include "kwq_unaligned.h"
 
 /**
- * struct kwq_hash_secret - the per-load secrets of kwq_key_hash()
+ * struct kwq_hash_secret - the per-queue secrets of kwq_key_hash()
  * @s: three random odd words.
  */
 struct kwq_hash_secret {

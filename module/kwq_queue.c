@@ -47,11 +47,33 @@ EXPORT_SYMBOL_GPL(kwq_len);
  * since root wrote 0 (the benchmark does): keys handled, and ns.
  */
 static unsigned long kwq_hold_max_keys;
-module_param_named(hold_max_keys, kwq_hold_max_keys, ulong, 0644);
-MODULE_PARM_DESC(hold_max_keys, "most keys one hold of a queue's lock handled (at most 64)");
 static unsigned long kwq_hold_max_ns;
-module_param_named(hold_max_ns, kwq_hold_max_ns, ulong, 0644);
-MODULE_PARM_DESC(hold_max_ns, "longest hold of a queue's lock by a walk over keys, ns");
+
+/* They are measurements: writing 0 resets one, any other value is -EINVAL. */
+static int kwq_hold_max_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+	int ret = kstrtoul(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned long *)kp->arg, 0);
+	return 0;
+}
+
+static const struct kernel_param_ops kwq_hold_max_ops = {
+	.set = kwq_hold_max_set,
+	.get = param_get_ulong,
+};
+
+module_param_cb(hold_max_keys, &kwq_hold_max_ops, &kwq_hold_max_keys, 0644);
+MODULE_PARM_DESC(hold_max_keys,
+		 "Most keys one hold of a queue's lock handled in a walk over keys (at most 64); write 0 to reset");
+module_param_cb(hold_max_ns, &kwq_hold_max_ops, &kwq_hold_max_ns, 0644);
+MODULE_PARM_DESC(hold_max_ns,
+		 "Longest hold of a queue's lock by a walk over keys, ns; write 0 to reset");
 
 static void kwq_max_note(unsigned long *max, unsigned long v)
 {
