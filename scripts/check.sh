@@ -14,8 +14,11 @@
 # an expected-red check (scripts/plant.sh) must see a planted RT-only lock
 # nesting caught, and on debug a call with interrupts off caught by
 # kwq_lock()'s own assertion. Ends with one line: "N passed, N failed[, N skipped]".
+# With two CPUs the debug kernels' guests run in a second lane beside the
+# static checks and the stock kernels' guests.
 # Environment: KWQ_KERNELS (default "stock stock-6.12 rt-6.12 debug
-# debug-rt"; any subset, in any order), KWQ_VM_TIMEOUT (s).
+# debug-rt"; any subset, in any order), KWQ_VM_TIMEOUT (s), KWQ_LANES (1
+# for one lane).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -89,28 +92,17 @@ if [[ -n $debug_kernels ]]; then
 	echo "debug kernels:$debug_kernels (built in the background if not cached; log: $out/kernels.log)"
 fi
 
-step "static checks"
-# A script that dies half-way (no "not ok" yet) must not pass: its exit
-# status becomes a failing test point.
-tap_script() { # FILE COMMAND...
-	local file=$1 st=0
-	shift
-	"$@" >"$file" 2>"$file.err" || st=$?
-	if [[ $st -ne 0 ]] && ! grep -q '^not ok' "$file"; then
-		echo "not ok - $* exited with status $st" >>"$file"
-		tail -n 5 "$file.err" | sed 's/^/#   /' >>"$file"
-	fi
-}
-tap_script "$out/lint.tap" scripts/lint.sh
-count lint "$out/lint.tap"
-tap_script "$out/selftest.tap" scripts/selftest.sh
-count checker-selftest "$out/selftest.tap"
-
-for flavour in $flavours; do
+# run_flavour FLAVOUR: build kwq for one kernel, boot it, count its tests.
+# Runs in a subshell with its output in a file: the report, then a line
+# "COUNTS passed failed skipped" that the caller adds up.
+run_flavour() {
+	local flavour=$1 guest status bad need section
+	passed=0 failed=0 skipped=0
 	step "$flavour kernel"
 	if ! guest=$(scripts/build.sh "$flavour"); then
 		verdict "$flavour-build" 1
-		continue
+		echo "COUNTS $passed $failed $skipped"
+		return
 	fi
 	verdict "$flavour-build" 0
 	eval "$(scripts/kernel.sh "$flavour")"
@@ -163,6 +155,75 @@ for flavour in $flavours; do
 		count "$flavour/plant-irq-expected-red" "$out/$flavour-plant-irq.tap"
 	fi
 	echo "console log: $out/$flavour-console.log"
+	echo "COUNTS $passed $failed $skipped"
+}
+
+# Show a flavour's report and add its counts to the totals.
+report() { # FLAVOUR
+	local c
+	grep -v '^COUNTS ' "$out/$1.report" || true
+	c=$(sed -n 's/^COUNTS //p' "$out/$1.report")
+	if [[ -z $c ]]; then
+		verdict "$1-report" 1
+		return
+	fi
+	read -r p f k <<<"$c"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
+}
+
+# Two lanes on a machine with two CPUs or more (KWQ_LANES=1 for one): the
+# debug kernels' guests in the background while the static checks and the
+# stock kernels' guests run here. A guest is mostly one busy vCPU and
+# waits, so the lanes share two CPUs well; each flavour writes its report
+# to a file, printed in the usual order when its lane is done.
+stock_flavours="" debug_flavours=""
+for flavour in $flavours; do
+	if [[ $flavour == debug* ]]; then debug_flavours+=" $flavour"; else stock_flavours+=" $flavour"; fi
+done
+lanes=${KWQ_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+lane=""
+if [[ $lanes -ge 2 && -n $debug_flavours ]]; then
+	# The lanes' builds share build/user and the Go cache: build them once first.
+	make -s -C userspace O="$top/build/user" >/dev/null
+	(
+		for flavour in $debug_flavours; do
+			(run_flavour "$flavour") >"$out/$flavour.report" 2>&1
+		done
+	) &
+	lane=$!
+	echo "debug kernels' guests run in a second lane:$debug_flavours"
+fi
+
+step "static checks"
+# A script that dies half-way (no "not ok" yet) must not pass: its exit
+# status becomes a failing test point.
+tap_script() { # FILE COMMAND...
+	local file=$1 st=0
+	shift
+	"$@" >"$file" 2>"$file.err" || st=$?
+	if [[ $st -ne 0 ]] && ! grep -q '^not ok' "$file"; then
+		echo "not ok - $* exited with status $st" >>"$file"
+		tail -n 5 "$file.err" | sed 's/^/#   /' >>"$file"
+	fi
+}
+tap_script "$out/lint.tap" scripts/lint.sh
+count lint "$out/lint.tap"
+tap_script "$out/selftest.tap" scripts/selftest.sh
+count checker-selftest "$out/selftest.tap"
+
+for flavour in $stock_flavours; do
+	(run_flavour "$flavour") >"$out/$flavour.report" 2>&1
+	report "$flavour"
+done
+if [[ -n $lane ]]; then
+	wait "$lane" || true
+else
+	for flavour in $debug_flavours; do
+		(run_flavour "$flavour") >"$out/$flavour.report" 2>&1
+	done
+fi
+for flavour in $debug_flavours; do
+	report "$flavour"
 done
 [[ -z $bg ]] || wait "$bg" || true
 
