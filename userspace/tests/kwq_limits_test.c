@@ -439,11 +439,11 @@ static void test_memcg(void)
 	is(add_n(fd, 0, 40000, 8), 0, "40000 keys added from the root cgroup");
 	for (i = 0; i < 30; i++) {
 		m1 = cg_current();
-		if (m1 - m0 >= 768 << 10)
+		if (m1 - m0 >= 512 << 10)
 			break;
 		usleep(100000);
 	}
-	ok(m1 - m0 >= 768 << 10 && m1 - m0 < 3072 << 10,
+	ok(m1 - m0 >= 512 << 10 && m1 - m0 < 3072 << 10,
 	   "the creator's memory.current grew by %lld KiB as the table grew to 1 MiB (records are the adder's)",
 	   (m1 - m0) >> 10);
 	end_queue(fd);
