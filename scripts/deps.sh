@@ -50,7 +50,9 @@ done
 sudo=()
 ((EUID == 0)) || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
+# Another apt may be running (package-check's, .ci/run starts it beside
+# make check): wait for its lock instead of failing.
+"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=1200 update -qq
 if [[ -z $have612 ]]; then
 	v=$(apt-cache pkgnames linux-image-6.12. | grep -E "$re612" | sed 's/^linux-image-//; s/-amd64$//' |
 		sort -V | tail -n 1)
@@ -61,4 +63,5 @@ if [[ -z $have612 ]]; then
 	missing+=("linux-image-$v-amd64" "linux-headers-$v-amd64" "linux-image-$v-rt-amd64" "linux-headers-$v-rt-amd64")
 fi
 echo "deps.sh: installing ${missing[*]}" >&2
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -qq \
+	--no-install-recommends "${missing[@]}"
