@@ -361,14 +361,28 @@ static int cg_join(void)
 }
 
 /* Make the named queue qa from inside the cgroup. */
+/* Queues whose bucket arrays the memcg test measures, made in the cgroup. */
+#define CG_QUEUES	4
+
+static void cg_queue_name(char *name, int i)
+{
+	/* qa is "lm-a-PID", far shorter than a name. */
+	snprintf(name, KWQ_NAME_MAX, "%.40s-%d", qa, i);
+}
+
 static int create_in_cg(void)
 {
-	int fd;
+	char name[KWQ_NAME_MAX];
+	int i;
 
 	if (cg_join())
 		return 1;
-	fd = kwq_create(qa, 0600, 0);
-	return fd < 0 ? 2 : 0;
+	for (i = 0; i < CG_QUEUES; i++) {
+		cg_queue_name(name, i);
+		if (kwq_create(name, 0600, 0) < 0)
+			return 2;
+	}
+	return 0;
 }
 
 /*
@@ -417,7 +431,8 @@ static int fill_in_cg(void)
 static void test_memcg(void)
 {
 	long long m0, m1 = 0, m2 = 0, cached = (256LL << 10) * sysconf(_SC_NPROCESSORS_ONLN);
-	int ret = cg_setup(), fd, i, status;
+	int ret = cg_setup(), fds[CG_QUEUES], fd, i, status, added = 0, opened = 0;
+	char name[KWQ_NAME_MAX];
 
 	if (ret) {
 		/* Every kernel make check runs has memory cgroups: not a skip. */
@@ -426,27 +441,35 @@ static void test_memcg(void)
 	}
 	/* The bucket arrays of a queue go to its creator's cgroup. */
 	snprintf(qa, sizeof(qa), "lm-a-%d", getpid());
-	is(as_user(0, create_in_cg), 0, "a child in a cgroup (memory.max 8M) makes a queue");
-	fd = kwq_open(qa, O_RDWR);
-	ok(fd >= 0, "the root cgroup opens it");
+	is(as_user(0, create_in_cg), 0, "a child in a cgroup (memory.max 8M) makes %d queues",
+	   CG_QUEUES);
 	m0 = cg_current();
 	/*
-	 * 40,000 keys: the table grows to 2^17 buckets, 1 MiB, more than the
-	 * charges a cgroup keeps cached per CPU (64 pages each, 512 KiB on
-	 * two CPUs), which memory.current counts and which may stay after
-	 * the arrays are freed.
+	 * 17,000 keys in each: past 16,384 a table grows to 2^16 buckets,
+	 * 512 KiB, so 2 MiB in all, well above the charges a cgroup keeps
+	 * cached per CPU (64 pages, 256 KiB, each), which memory.current
+	 * counts and which may stay after the arrays are freed.
 	 */
-	is(add_n(fd, 0, 40000, 8), 0, "40000 keys added from the root cgroup");
+	for (i = 0; i < CG_QUEUES; i++) {
+		cg_queue_name(name, i);
+		fds[i] = kwq_open(name, O_RDWR);
+		opened += fds[i] >= 0;
+		added += fds[i] >= 0 && !add_n(fds[i], 0, 17000, 8);
+	}
+	ok(opened == CG_QUEUES && added == CG_QUEUES,
+	   "the root cgroup opens them and adds 17,000 keys to each");
 	for (i = 0; i < 30; i++) {
 		m1 = cg_current();
-		if (m1 - m0 >= 512 << 10)
+		if (m1 - m0 >= 1024 << 10)
 			break;
 		usleep(100000);
 	}
-	ok(m1 - m0 >= 512 << 10 && m1 - m0 < 3072 << 10,
-	   "the creator's memory.current grew by %lld KiB as the table grew to 1 MiB (records are the adder's)",
+	ok(m1 - m0 >= 1024 << 10 && m1 - m0 < 6144 << 10,
+	   "the creator's memory.current grew by %lld KiB as the tables grew to 4 x 512 KiB (records are the adder's)",
 	   (m1 - m0) >> 10);
-	end_queue(fd);
+	for (i = 0; i < CG_QUEUES; i++)
+		if (fds[i] >= 0)
+			end_queue(fds[i]);
 	for (i = 0; i < 30; i++) {
 		m2 = cg_current();
 		if (m2 < m0 + cached)
