@@ -43,4 +43,6 @@ for c in PROVE_LOCKING:lockdep DEBUG_KMEMLEAK:kmemleak KASAN:kasan KCSAN:kcsan K
 		echo "${c#*:}"
 	fi
 done >"$guest/kernel-checkers"
+# Which of make check's kernels this is (scripts/guest/go.sh reads it).
+echo "$flavour" >"$guest/flavour"
 echo "$guest"

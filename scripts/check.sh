@@ -92,6 +92,13 @@ if [[ -n $debug_kernels ]]; then
 	echo "debug kernels:$debug_kernels (built in the background if not cached; log: $out/kernels.log)"
 fi
 
+# The five sections of a guest's output that took longest ("# took N s",
+# scripts/guest/lib.sh).
+slowest() { # FILE
+	awk '/^KWQ-TAP-BEGIN / { name = $2 } /^# took [0-9.]+ s$/ { print "  " $3 " s " name }' "$1" |
+		sort -k1,1 -rn | head -n 5
+}
+
 # run_flavour FLAVOUR: build kwq for one kernel, boot it, count its tests.
 # Runs in a subshell with its output in a file: the report, then a line
 # "COUNTS passed failed skipped" that the caller adds up.
@@ -99,6 +106,7 @@ run_flavour() {
 	local flavour=$1 guest status bad need section
 	passed=0 failed=0 skipped=0
 	step "$flavour kernel"
+	t0=$SECONDS
 	if ! guest=$(scripts/build.sh "$flavour"); then
 		verdict "$flavour-build" 1
 		echo failed >"$out/$flavour.built"
@@ -110,6 +118,8 @@ run_flavour() {
 	echo ok >"$out/$flavour.built"
 	eval "$(scripts/kernel.sh "$flavour")"
 	echo "kernel $flavour: $KWQ_KVER ($KWQ_KERNEL)"
+	echo "built for $flavour in $((SECONDS - t0)) s"
+	t0=$SECONDS
 	status=0
 	scripts/vm-run.sh --kernel "$KWQ_KERNEL" --files "$guest" \
 		--timeout "${KWQ_VM_TIMEOUT:-1200}" --log "$out/$flavour-console.log" \
@@ -149,6 +159,8 @@ run_flavour() {
 		fi
 	fi
 	((need == 0)) || verdict "$flavour-kunit-and-faults-ran" $bad
+	echo "the $flavour guest ran $((SECONDS - t0)) s; its slowest sections:"
+	slowest "$out/$flavour.out"
 	echo "console log: $out/$flavour-console.log"
 	echo "COUNTS $passed $failed $skipped"
 }

@@ -29,8 +29,11 @@ tap_program "access-32bit" ./bin/kwq_access_test32
 tap_program "timens-64bit" ./bin/kwq_timens_test
 tap_program "timens-32bit" ./bin/kwq_timens_test32
 tap_program "limits-64bit" ./bin/kwq_limits_test
-tap_program "limits-32bit" ./bin/kwq_limits_test32
-tap_program "fuzz-64bit" ./bin/kwq_fuzz
+tap_program "limits-32bit" ./bin/kwq_limits_test32 --no-memcg
+# 20 s of fuzzing where the sanitizers watch (debug kernels), 10 s elsewhere.
+fuzz_s=10
+kernel_has lockdep && fuzz_s=20
+tap_program "fuzz-64bit" ./bin/kwq_fuzz --seconds $fuzz_s
 tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 . ./faults.sh
 
@@ -44,10 +47,12 @@ for m in kwq_kunit kwq_limiter_test; do
 	params=""
 	case "$m/$(uname -r)" in kwq_kunit/*-rt*) params="model_seeds=40" ;; esac
 	dmesg_mark
+	kunit_t0=$(uptime_cs)
 	# shellcheck disable=SC2086 # $params is empty or one word
 	insmod ./$m.ko $params
 	echo "KWQ-TAP-BEGIN kunit-$m"
 	dmesg_since_mark
+	took "$kunit_t0"
 	echo "KWQ-TAP-END kunit-$m"
 	rmmod $m
 done

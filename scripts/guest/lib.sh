@@ -4,8 +4,15 @@
 #   KWQ-TAP-BEGIN <name> ... KWQ-TAP-END <name>
 
 tap_n=0
-tap_begin() { tap_section=$1; tap_n=0; echo "KWQ-TAP-BEGIN $1"; }
-tap_end() { echo "1..$tap_n"; echo "KWQ-TAP-END $tap_section"; }
+# Seconds since boot, to two decimals: each section ends with a comment
+# saying how long it took, so a slow run shows where its time went.
+uptime_cs() { sed 's/^\([0-9]*\)\.\([0-9]*\) .*/\1\2/; s/^0*\([0-9]\)/\1/' /proc/uptime; }
+took() { # START (from uptime_cs)
+	d=$(($(uptime_cs) - $1))
+	printf '# took %d.%02d s\n' $((d / 100)) $((d % 100))
+}
+tap_begin() { tap_section=$1; tap_n=0; tap_t0=$(uptime_cs); echo "KWQ-TAP-BEGIN $1"; }
+tap_end() { echo "1..$tap_n"; took "$tap_t0"; echo "KWQ-TAP-END $tap_section"; }
 # tap STATUS DESCRIPTION
 tap() {
 	tap_n=$((tap_n + 1))
@@ -15,9 +22,11 @@ tap() {
 tap_program() { # NAME COMMAND...
 	name=$1; shift
 	echo "KWQ-TAP-BEGIN $name"
+	tap_p0=$(uptime_cs)
 	"$@"
 	status=$?
 	echo "# exit status $status"
+	took "$tap_p0"
 	# A program that died (a signal, an abort) may have printed only
 	# passes and no plan: its death is a failure of its own.
 	[ "$status" -lt 128 ] || echo "not ok - $name died with exit status $status"
