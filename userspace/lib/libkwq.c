@@ -252,6 +252,24 @@ int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigne
 	return ret ? ret : (int)a.result;
 }
 
+int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
+		      uint64_t max_wait_ns)
+{
+	struct kwq_ioc_add_after a;
+	int ret;
+
+	if (len > KWQ_KEY_MAX)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.key_ptr = (uintptr_t)key;
+	a.key_len = (uint32_t)len;
+	a.flags = KWQ_AFTER_DEBOUNCE;
+	a.delay_ns = delay_ns;
+	a.max_wait_ns = max_wait_ns;
+	ret = kwq_ioctl(fd, KWQ_IOC_ADD_AFTER, &a);
+	return ret ? ret : (int)a.result;
+}
+
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
 {
 	return kwq_get_flags(fd, buf, cap, len, timeout_ns, 0);
