@@ -30,6 +30,8 @@ tap_program "timens-64bit" ./bin/kwq_timens_test
 tap_program "timens-32bit" ./bin/kwq_timens_test32
 tap_program "limits-64bit" ./bin/kwq_limits_test
 tap_program "limits-32bit" ./bin/kwq_limits_test32
+tap_program "debounce-64bit" ./bin/kwq_debounce_test
+tap_program "debounce-32bit" ./bin/kwq_debounce_test32
 tap_program "fuzz-64bit" ./bin/kwq_fuzz
 tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 . ./faults.sh
