@@ -64,6 +64,11 @@ static void expect_waiting(struct kunit *test, struct kwq *q, u64 waiting, u64 i
 	KUNIT_EXPECT_EQ(test, st.items, items);
 }
 
+static int debounce(struct kwq *q, const char *key, s64 delay, u64 max_wait)
+{
+	return kwq_add_debounced(q, key, strlen(key), delay, max_wait);
+}
+
 /* client-go TestSimpleQueue. */
 static void kwq_delay_test_simple(struct kunit *test)
 {
@@ -662,6 +667,157 @@ static void kwq_delay_test_stress(struct kunit *test)
 	kwq_destroy(s->q);
 }
 
+/* A burst of debounced adds runs the key once, a delay after the last. */
+static void kwq_delay_test_debounce_burst(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	ktime_t t0 = fc->now;
+	struct kwq_stats st;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, debounce(q, "k", MS(10), MS(100)), KWQ_ADD_WAITING);
+	for (i = 1; i < 8; i++) {
+		step(fc, MS(5));
+		KUNIT_EXPECT_EQ(test, kwq_len(q), 0);
+		KUNIT_EXPECT_EQ(test, debounce(q, "k", MS(10), MS(100)), KWQ_ADD_WAIT_MOVED);
+		KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(10)));
+	}
+	/* Quiet: it runs 10 ms after the last add, once. */
+	step(fc, MS(9));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0);
+	step(fc, MS(1));
+	KUNIT_EXPECT_EQ(test, fc->now, ktime_add_ns(t0, MS(45)));
+	expect_get(test, q, "k");
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "k", 1), KWQ_DONE_FINISHED);
+	expect_waiting(test, q, 0, 0);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.debounced, 7);
+	KUNIT_EXPECT_EQ(test, st.debounce_capped, 0);
+	KUNIT_EXPECT_EQ(test, st.fired, 1);
+	KUNIT_EXPECT_EQ(test, st.retries, 8);
+	KUNIT_EXPECT_EQ(test, st.adds, 1);
+}
+
+/* A key never quiet still runs, every max wait. */
+static void kwq_delay_test_debounce_never_quiet(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	ktime_t start = fc->now;
+	int runs = 0, i;
+	struct kwq_stats st;
+	char buf[8];
+	u32 len;
+
+	/* An add every 4 ms for 200 ms: quiet for 10 ms never, 30 ms at most. */
+	for (i = 0; i < 50; i++) {
+		debounce(q, "k", MS(10), MS(30));
+		KUNIT_EXPECT_LE(test, fc->programmed, ktime_add_ns(start, MS(30)));
+		step(fc, MS(4));
+		if (kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT) == 0) {
+			runs++;
+			/* 30 ms after the add that began the burst, at the step after. */
+			KUNIT_EXPECT_LE(test, fc->now, ktime_add_ns(start, MS(30 + 4)));
+			KUNIT_EXPECT_EQ(test, kwq_done(q, "k", 1), KWQ_DONE_FINISHED);
+			start = fc->now;
+		}
+	}
+	KUNIT_EXPECT_GE(test, runs, 200 / 32);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_GT(test, st.debounce_capped, 0);
+}
+
+/* What a debounced add does in each state of the key. */
+static void kwq_delay_test_debounce_states(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	struct kwq_stats st;
+	char buf[8];
+	u32 len;
+
+	/* Queued: the run to come covers it. */
+	add(q, "q");
+	KUNIT_EXPECT_EQ(test, debounce(q, "q", MS(10), MS(10)), KWQ_ADD_DUPLICATE);
+	expect_waiting(test, q, 0, 1);
+	/* Processing: it waits, fires into dirty, runs after the done. */
+	expect_get(test, q, "q");
+	KUNIT_EXPECT_EQ(test, debounce(q, "q", MS(10), MS(20)), KWQ_ADD_WAITING);
+	step(fc, MS(10));
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.dirty_processing, 1);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0);
+	/* Processing and dirty: a duplicate again. */
+	KUNIT_EXPECT_EQ(test, debounce(q, "q", MS(10), MS(20)), KWQ_ADD_DUPLICATE);
+	expect_waiting(test, q, 0, 1);
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "q", 1), KWQ_DONE_REQUEUED);
+	expect_get(test, q, "q");
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "q", 1), KWQ_DONE_FINISHED);
+
+	/* A plain deadline that is earlier wins, and is not postponed. */
+	KUNIT_EXPECT_EQ(test, after(q, "p", MS(5), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, debounce(q, "p", MS(10), MS(50)), KWQ_ADD_WAIT_KEPT);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(5)));
+	/* A later plain deadline is brought forward, and bounds the entry. */
+	KUNIT_EXPECT_EQ(test, after(q, "b", MS(40), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, debounce(q, "b", MS(10), MS(100)), KWQ_ADD_WAIT_MOVED);
+	step(fc, MS(5));
+	expect_get(test, q, "p");
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "p", 1), KWQ_DONE_FINISHED);
+	/* b: now 5 ms in; a burst may postpone it to 40 ms, not to 100. */
+	KUNIT_EXPECT_EQ(test, debounce(q, "b", MS(30), MS(100)), KWQ_ADD_WAIT_MOVED);
+	step(fc, MS(29));
+	KUNIT_EXPECT_EQ(test, debounce(q, "b", MS(30), MS(100)), KWQ_ADD_WAIT_MOVED);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.debounce_capped, 1);
+	step(fc, MS(5));
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0);
+	step(fc, MS(1));
+	expect_get(test, q, "b");
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "b", 1), KWQ_DONE_FINISHED);
+
+	/* A plain add-after keeps its promise under later debounced adds. */
+	KUNIT_EXPECT_EQ(test, debounce(q, "c", MS(10), MS(100)), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, after(q, "c", MS(20), 0), KWQ_ADD_WAIT_KEPT);
+	step(fc, MS(8));
+	KUNIT_EXPECT_EQ(test, debounce(q, "c", MS(30), MS(100)), KWQ_ADD_WAIT_MOVED);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(12)));
+	/* Replace makes it plain: debounced adds no longer move it. */
+	KUNIT_EXPECT_EQ(test, after(q, "c", MS(5), KWQ_AFTER_REPLACE), KWQ_ADD_WAIT_MOVED);
+	KUNIT_EXPECT_EQ(test, debounce(q, "c", MS(10), MS(100)), KWQ_ADD_WAIT_KEPT);
+	/* Cancel removes a debounced entry like any other. */
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "c", 1), 1);
+	expect_waiting(test, q, 0, 0);
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), -EAGAIN);
+}
+
+/* Bad arguments are refused and change nothing, counters included. */
+static void kwq_delay_test_debounce_invalid(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq_stats *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct kwq_stats *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct kwq *q = fc->q;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	debounce(q, "k", MS(10), MS(20));
+	kwq_stats(q, a);
+	KUNIT_EXPECT_EQ(test, debounce(q, "k", 0, MS(20)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, debounce(q, "k", -1, MS(20)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, debounce(q, "k", MS(10), MS(10) - 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kwq_add_debounced(q, "k", 0, MS(1), MS(1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, after(q, "k", MS(10), KWQ_AFTER_DEBOUNCE), -EINVAL);
+	kwq_stats(q, b);
+	KUNIT_EXPECT_EQ(test, memcmp(a, b, sizeof(*a)), 0);
+	/* Delays and max waits beyond KWQ_DELAY_MAX_NS are clamped. */
+	KUNIT_EXPECT_EQ(test, debounce(q, "x", S64_MAX, U64_MAX), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(10)));
+	KUNIT_EXPECT_EQ(test, kwq_cancel(q, "k", 1), 1);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, KWQ_DELAY_MAX_NS));
+}
+
 static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_simple),
 	KUNIT_CASE(kwq_delay_test_nonpositive_is_add),
@@ -682,6 +838,10 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_processing_timeout),
 	KUNIT_CASE(kwq_delay_test_processing_timeout_and_waiting),
 	KUNIT_CASE(kwq_delay_test_destroy_with_waiting),
+	KUNIT_CASE(kwq_delay_test_debounce_burst),
+	KUNIT_CASE(kwq_delay_test_debounce_never_quiet),
+	KUNIT_CASE(kwq_delay_test_debounce_states),
+	KUNIT_CASE(kwq_delay_test_debounce_invalid),
 	KUNIT_CASE(kwq_delay_test_real_timer),
 	KUNIT_CASE(kwq_delay_test_lateness),
 	KUNIT_CASE(kwq_delay_test_stress),

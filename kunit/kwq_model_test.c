@@ -3,7 +3,8 @@
  * KUnit suite kwq_model: the queue against a reference model.
  *
  * Random sequences of every operation of the kernel API (each add and
- * policy, add-after with and without replace, cancel, add-rate-limited,
+ * policy, add-after with and without replace, debounced adds, cancel,
+ * add-rate-limited,
  * forget, num-requeues, get with and without a ticket, done, requeue,
  * done-get, the three batches, shutdown, drain, destroy, clock steps that
  * fire deadlines and processing timeouts, invalid keys) run against a
@@ -126,13 +127,14 @@ enum mop_type {
 	MOP_ADD, MOP_ADD_ATOMIC, MOP_ADD_POLICY, MOP_ADD_AFTER, MOP_CANCEL,
 	MOP_ADD_RL, MOP_FORGET, MOP_NUM_REQUEUES, MOP_GET, MOP_DONE, MOP_REQUEUE,
 	MOP_DONE_GET, MOP_STEP, MOP_BAD_KEY, MOP_SHUTDOWN, MOP_DRAIN, MOP_ADD_BATCH,
-	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_NR
+	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_ADD_DEBOUNCED, MOP_NR
 };
 
 static const char * const mop_name[MOP_NR] = {
 	"add", "add_atomic", "add_policy", "add_after", "cancel", "add_rate_limited",
 	"forget", "num_requeues", "get", "done", "requeue", "done_get", "step",
 	"bad_key", "shutdown", "drain", "add_batch", "get_batch", "done_batch", "destroy",
+	"add_debounced",
 };
 
 /* Per mille, roughly; shutdown and drain are rare so runs live a while. */
@@ -143,6 +145,7 @@ static const u16 mop_weight[MOP_NR] = {
 	[MOP_DONE] = 120, [MOP_REQUEUE] = 40, [MOP_DONE_GET] = 30,
 	[MOP_STEP] = 100, [MOP_BAD_KEY] = 10, [MOP_SHUTDOWN] = 2, [MOP_DRAIN] = 2,
 	[MOP_ADD_BATCH] = 20, [MOP_GET_BATCH] = 20, [MOP_DONE_BATCH] = 20,
+	[MOP_ADD_DEBOUNCED] = 80,
 };
 
 /* Batches: up to MBATCH entries, 4 bits of key (MKEYS: an invalid key) each. */
@@ -167,6 +170,7 @@ struct mop {
 	u8 api;		/* 1: the ticket call (get, done, requeue); bad key: kind */
 	u32 arg;	/* policy, flags, or get capacity */
 	s64 val;	/* delay or step, ns */
+	u64 max_wait;	/* debounced add: its max wait, ns */
 };
 
 /* The model of one key. */
@@ -177,6 +181,7 @@ struct mkey {
 	bool idle;		/* backoff-only: a failure count and nothing else */
 	u32 failures;
 	s64 deadline;		/* waiting */
+	s64 bound;		/* waiting: debounced adds stop here; 0: plain */
 	u64 wseq;		/* waiting: order among equal deadlines */
 	u64 bseq;		/* processing: order of the hand-outs */
 	s64 taken;		/* processing: time of the get */
@@ -457,15 +462,21 @@ static int m_add(struct mrun *r, u32 i, u32 policy)
 	return ret ? ret : m_add_now(r, i, m_policy(r, policy));
 }
 
-/* One waiting entry per key: the earliest deadline wins unless replaced. */
-static int m_wait(struct mrun *r, u32 i, u64 delay, bool replace)
+/* now + @ns, at most KWQ_DELAY_MAX_NS from now. */
+static s64 m_after(const struct mrun *r, u64 ns)
+{
+	return r->now + (s64)min_t(u64, ns, KWQ_DELAY_MAX_NS);
+}
+
+/* The key's one waiting entry, at @deadline, debounced up to @bound (or 0). */
+static int m_wait_at(struct mrun *r, u32 i, s64 deadline, s64 bound)
 {
 	struct mkey *k = &r->k[i];
-	s64 deadline = r->now + (s64)min_t(u64, delay, KWQ_DELAY_MAX_NS);
 	int ret = KWQ_ADD_WAITING;
 
+	k->bound = bound;
 	if (k->waiting) {
-		if (deadline == k->deadline || (deadline > k->deadline && !replace))
+		if (deadline == k->deadline)
 			return KWQ_ADD_WAIT_KEPT;
 		ret = KWQ_ADD_WAIT_MOVED;
 	}
@@ -473,6 +484,56 @@ static int m_wait(struct mrun *r, u32 i, u64 delay, bool replace)
 	k->deadline = deadline;
 	k->wseq = ++r->seq;
 	return ret;
+}
+
+/*
+ * One waiting entry per key: the earliest deadline wins unless replaced.
+ * A debounced entry that stays is bounded by this deadline from now on;
+ * one that moves is a plain entry.
+ */
+static int m_wait(struct mrun *r, u32 i, u64 delay, bool replace)
+{
+	struct mkey *k = &r->k[i];
+	s64 deadline = m_after(r, delay);
+
+	if (k->waiting && !replace && deadline >= k->deadline) {
+		if (k->bound)
+			k->bound = min(k->bound, deadline);
+		return KWQ_ADD_WAIT_KEPT;
+	}
+	return m_wait_at(r, i, deadline, 0);
+}
+
+/*
+ * A debounced add (struct kwq_ioc_add_after): a pending run covers it; a
+ * key without an entry waits now + delay, bounded by now + max wait; a
+ * debounced entry moves later, to now + delay, never past its bound
+ * (which this add may lower); a plain entry keeps the earliest deadline
+ * and, if the add's is earlier, becomes debounced up to the old one.
+ */
+static int m_debounce(struct mrun *r, u32 i, u64 delay, u64 max_wait)
+{
+	struct mkey *k = &r->k[i];
+	s64 want = m_after(r, delay), bound = m_after(r, max_wait), d;
+
+	if (k->dirty) {
+		r->want.dedups++;
+		return KWQ_ADD_DUPLICATE;
+	}
+	if (!k->waiting)
+		return m_wait_at(r, i, want, bound);
+	if (!k->bound)
+		return want >= k->deadline ? KWQ_ADD_WAIT_KEPT :
+		       m_wait_at(r, i, want, min(bound, k->deadline));
+	bound = min(bound, k->bound);
+	d = max(k->deadline, want);
+	if (d > bound && r->mutant != 3) {
+		r->want.debounce_capped++;
+		d = bound;
+	}
+	if (d > k->deadline)
+		r->want.debounced++;
+	return m_wait_at(r, i, d, bound);
 }
 
 static u64 m_limit(const struct kwq_ratelimit *rl)
@@ -858,7 +919,7 @@ static const struct {
 	MFIELD(backoff_evictions), MFIELD(retries), MFIELD(forgets),
 	MFIELD(unfinished_work_ns), MFIELD(longest_running_ns),
 	MFIELD(queue_latency_sum_ns), MFIELD(work_duration_sum_ns),
-	MFIELD(processing_expiries),
+	MFIELD(processing_expiries), MFIELD(debounced), MFIELD(debounce_capped),
 };
 
 static u64 mfield(const struct kwq_stats *st, u32 f)
@@ -1129,6 +1190,9 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 		got = kwq_add_after(r->q, key, len, op->val,
 				    op->arg & (KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE));
 		break;
+	case MOP_ADD_DEBOUNCED:
+		got = kwq_add_debounced(r->q, key, len, MS(1), MS(2));
+		break;
 	case MOP_CANCEL:
 		got = kwq_cancel(r->q, key, len);
 		break;
@@ -1251,6 +1315,18 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		}
 		got = kwq_add_after(r->q, key, len, delay, op->arg);
 		break;
+	case MOP_ADD_DEBOUNCED:
+		if (delay <= 0 || op->max_wait < (u64)delay) {
+			want = -EINVAL;
+		} else {
+			want = m_prepare(r, i);
+			if (!want) {
+				r->want.retries++;
+				want = m_debounce(r, i, delay, op->max_wait);
+			}
+		}
+		got = kwq_add_debounced(r->q, key, len, delay, op->max_wait);
+		break;
 	case MOP_CANCEL:
 		want = m_cancel(r, i);
 		got = kwq_cancel(r->q, key, len);
@@ -1357,6 +1433,9 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		case 7:
 			got = kwq_requeue(r->q, p, len);
 			break;
+		case 8:
+			got = kwq_add_debounced(r->q, p, len, MS(1), MS(2));
+			break;
 		default:
 			got = kwq_done_ticket(r->q, p, len, 1);
 			break;
@@ -1426,6 +1505,11 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 	case MOP_ADD_AFTER:
 		n = scnprintf(r->line, sizeof(r->line), "add_after k%u delay=%lld flags=%#x",
 			      op->key, (long long)delay, op->arg);
+		break;
+	case MOP_ADD_DEBOUNCED:
+		n = scnprintf(r->line, sizeof(r->line),
+			      "add_debounced k%u delay=%lld max_wait=%llu", op->key,
+			      (long long)delay, op->max_wait);
 		break;
 	case MOP_GET:
 		n = scnprintf(r->line, sizeof(r->line), "%s cap=%u", op->api ? "get_ticket" : "get",
@@ -1617,6 +1701,26 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 		if (mrand_below(s, 50) == 0)
 			op->arg |= BIT(3 + mrand_below(s, 29));
 		break;
+	case MOP_ADD_DEBOUNCED:
+		/*
+		 * Bursts: short delays against steps of 1 to 60 ms, often
+		 * capped, half of them to a key that waits (if one does).
+		 */
+		x = M_WAITING(r);
+		if (x && mrand_below(s, 2)) {
+			x = mrand_below(s, x);
+			for (e = 0; e < MKEYS; e++)
+				if (r->k[e].waiting && !x--)
+					break;
+			op->key = e;
+		}
+		x = mrand_below(s, 40);
+		op->val = x == 0 ? -(s64)mrand_below(s, 2) : x == 1 ? KWQ_DELAY_MAX_NS + 1 :
+			  MS(1 + mrand_below(s, 20));
+		x = mrand_below(s, 40);
+		op->max_wait = x == 0 ? (u64)op->val - 1 : x == 1 ? U64_MAX :
+			       x < 20 ? (u64)op->val : (u64)op->val * (2 + mrand_below(s, 4));
+		break;
 	case MOP_GET:
 	case MOP_DONE_GET:
 		op->api = mrand_below(s, 5) != 0;
@@ -1660,7 +1764,7 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 			op->val = KWQ_DELAY_MAX_NS + 1;
 		break;
 	case MOP_BAD_KEY:
-		op->mode = mrand_below(s, 9);
+		op->mode = mrand_below(s, 10);
 		op->api = mrand_below(s, 3);
 		break;
 	case MOP_DRAIN:
@@ -1828,6 +1932,9 @@ static u32 merrslot(int e)
 
 static void mcoverage(struct kunit *test, const struct mcov *cov)
 {
+	static const u32 debounce_results[] = {
+		KWQ_ADD_DUPLICATE, KWQ_ADD_WAITING, KWQ_ADD_WAIT_KEPT, KWQ_ADD_WAIT_MOVED,
+	};
 	u64 adds[8] = {}, refused = 0, enospc = 0;
 	u32 t, s;
 
@@ -1870,6 +1977,20 @@ static void mcoverage(struct kunit *test, const struct mcov *cov)
 	KUNIT_EXPECT_GT(test, cov->sum.absorbed, 0);
 	KUNIT_EXPECT_GT(test, cov->sum.waits_dropped, 0);
 	KUNIT_EXPECT_GT(test, MCOV(MOP_DESTROY, merrslot(EIDRM)), 0);
+	kunit_info(test, "coverage: debounced adds waiting/kept/moved/duplicate/-EINVAL %llu/%llu/%llu/%llu/%llu, moved later %llu, capped %llu",
+		   MCOV(MOP_ADD_DEBOUNCED, KWQ_ADD_WAITING),
+		   MCOV(MOP_ADD_DEBOUNCED, KWQ_ADD_WAIT_KEPT),
+		   MCOV(MOP_ADD_DEBOUNCED, KWQ_ADD_WAIT_MOVED),
+		   MCOV(MOP_ADD_DEBOUNCED, KWQ_ADD_DUPLICATE),
+		   MCOV(MOP_ADD_DEBOUNCED, merrslot(EINVAL)), cov->sum.debounced,
+		   cov->sum.debounce_capped);
+	for (s = 0; s < ARRAY_SIZE(debounce_results); s++)
+		KUNIT_EXPECT_GT_MSG(test, MCOV(MOP_ADD_DEBOUNCED, debounce_results[s]), 0,
+				    "debounced add result %u never seen", debounce_results[s]);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_ADD_DEBOUNCED, merrslot(EINVAL)), 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_ADD_DEBOUNCED, merrslot(ESHUTDOWN)), 0);
+	KUNIT_EXPECT_GT(test, cov->sum.debounced, 0);
+	KUNIT_EXPECT_GT(test, cov->sum.debounce_capped, 0);
 }
 
 /*
@@ -1942,12 +2063,13 @@ static void kwq_model_test_random(struct kunit *test)
 
 /*
  * The oracle can fail: with a bug planted in the model (a dedup not
- * counted, a requeue to the tail instead of the head), the same runs
- * must report a mismatch and shrink it to a handful of operations.
+ * counted, a requeue to the tail instead of the head, a debounced add
+ * not held at its bound), the same runs must report a mismatch and
+ * shrink it to a handful of operations.
  */
 static void kwq_model_test_oracle_can_fail(struct kunit *test)
 {
-	static const u32 mutants[] = { 1, 2 };
+	static const u32 mutants[] = { 1, 2, 3 };
 	struct mcase c;
 	u32 m, s;
 

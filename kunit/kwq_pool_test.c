@@ -284,8 +284,11 @@ static void kwq_pool_test_success(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&env->calls), 200);
 }
 
-/* The queue is quiet: nothing queued or processing, @waiting waiting. */
-static bool quiet(struct kwq *q, u64 waiting)
+/*
+ * The queue is quiet: nothing queued or processing, @waiting waiting. Not
+ * inlined: its struct kwq_stats would join the caller's stack frame.
+ */
+static noinline bool quiet(struct kwq *q, u64 waiting)
 {
 	struct kwq_stats st = qstats(q);
 

@@ -137,6 +137,8 @@ int kwq_add(struct kwq *q, const void *key, u32 len);
 int kwq_add_atomic(struct kwq *q, const void *key, u32 len);
 int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy);
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags);
+int kwq_add_debounced(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+		      u64 max_wait_ns);
 int kwq_cancel(struct kwq *q, const void *key, u32 len);
 int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len);
 int kwq_forget(struct kwq *q, const void *key, u32 len);

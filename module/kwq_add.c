@@ -33,7 +33,8 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, un
 
 /* Internal flag of kwq_add_common(): the delay comes from the limiter. */
 #define KWQ_ADD_RATE_LIMITED	BIT(31)
-#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_ADD_RATE_LIMITED)
+#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_AFTER_DEBOUNCE | \
+			 KWQ_ADD_RATE_LIMITED)
 
 /*
  * Ask the limiter how long the key should wait, and wait (or add now).
@@ -70,9 +71,10 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
  * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
  * and the caller allocates one unlocked and calls again. An unused
  * *@fresh is the caller's to free. Only the first add of a key allocates.
+ * @max_wait_ns is KWQ_AFTER_DEBOUNCE's, checked by the caller.
  */
 static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			  u32 flags, gfp_t gfp, struct kwq_item **fresh,
+			  u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_item **fresh,
 			  struct kwq_unlocked_work *w)
 {
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
@@ -110,6 +112,9 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	kwq_item_activate_locked(q, it);
 	if (flags & KWQ_ADD_RATE_LIMITED) {
 		ret = kwq_add_limited_locked(q, it, &w->ready);
+	} else if (delay_ns > 0 && (flags & KWQ_AFTER_DEBOUNCE)) {
+		q->retries++;
+		ret = kwq_debounce_locked(q, it, delay_ns, max_wait_ns);
 	} else if (delay_ns > 0) {
 		q->retries++;
 		ret = kwq_wait_locked(q, it, delay_ns, flags);
@@ -126,10 +131,10 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
  * on return either way.
  */
 int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			 u32 flags, gfp_t gfp, struct kwq_unlocked_work *w)
+			 u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *fresh = NULL;
-	int ret = kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w);
+	int ret = kwq_add_locked(q, key, len, delay_ns, max_wait_ns, flags, gfp, &fresh, w);
 
 	if (ret == -EWOULDBLOCK) {
 		struct kwq_lookup_key k;
@@ -138,8 +143,8 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		kwq_lookup_key_init(&k, q, key, len);
 		fresh = kwq_item_new(&k, gfp);
 		kwq_lock(q);
-		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, flags, gfp, &fresh, w) :
-			      -ENOMEM;
+		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, max_wait_ns, flags, gfp,
+					     &fresh, w) : -ENOMEM;
 	}
 	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
@@ -149,7 +154,7 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 
 /* Every add of one key: now (@delay_ns <= 0) or after a delay. */
 static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			  u32 flags, gfp_t gfp)
+			  u64 max_wait_ns, u32 flags, gfp_t gfp)
 {
 	struct kwq_unlocked_work w;
 	int ret;
@@ -158,7 +163,7 @@ static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		return -EINVAL;
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
-	ret = kwq_add_locked_alloc(q, key, len, delay_ns, flags, gfp, &w);
+	ret = kwq_add_locked_alloc(q, key, len, delay_ns, max_wait_ns, flags, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
@@ -182,7 +187,7 @@ static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 int kwq_add(struct kwq *q, const void *key, u32 len)
 {
 	might_sleep();
-	return kwq_add_common(q, key, len, 0, 0, q->gfp);
+	return kwq_add_common(q, key, len, 0, 0, 0, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add);
 
@@ -202,7 +207,7 @@ int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy)
 	might_sleep();
 	if (policy > KWQ_POLICY_STRICT)
 		return -EINVAL;
-	return kwq_add_common(q, key, len, 0, policy, q->gfp);
+	return kwq_add_common(q, key, len, 0, 0, policy, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_policy);
 
@@ -221,7 +226,7 @@ EXPORT_SYMBOL_GPL(kwq_add_policy);
  */
 int kwq_add_atomic(struct kwq *q, const void *key, u32 len)
 {
-	return kwq_add_common(q, key, len, 0, 0, GFP_ATOMIC | __GFP_NOWARN);
+	return kwq_add_common(q, key, len, 0, 0, 0, GFP_ATOMIC | __GFP_NOWARN);
 }
 EXPORT_SYMBOL_GPL(kwq_add_atomic);
 
@@ -249,12 +254,52 @@ EXPORT_SYMBOL_GPL(kwq_add_atomic);
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags)
 {
 	might_sleep();
-	/* KWQ_ADD_RATE_LIMITED is kwq_add_rate_limited()'s, not a caller's. */
-	if (flags & KWQ_ADD_RATE_LIMITED)
+	/*
+	 * KWQ_ADD_RATE_LIMITED is kwq_add_rate_limited()'s, not a caller's;
+	 * KWQ_AFTER_DEBOUNCE needs a max wait: kwq_add_debounced().
+	 */
+	if (flags & (KWQ_ADD_RATE_LIMITED | KWQ_AFTER_DEBOUNCE))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, delay_ns, flags, q->gfp);
+	return kwq_add_common(q, key, len, delay_ns, 0, flags, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
+
+/**
+ * kwq_add_debounced() - add a key once it has been quiet for a while
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ * @delay_ns: how long the key must go without another debounced add
+ *	before it runs; > 0, clamped to KWQ_DELAY_MAX_NS.
+ * @max_wait_ns: the longest the key waits, counted from the debounced add
+ *	that gave it its waiting entry; >= @delay_ns, clamped to
+ *	KWQ_DELAY_MAX_NS.
+ *
+ * kube-rs's debounce, bounded: a burst of adds runs the key once, at its
+ * end, and a key that is never quiet still runs every @max_wait_ns. A
+ * key that is queued, or processing and already marked to run again, is
+ * a duplicate; one without a waiting entry gets one at now + @delay_ns;
+ * a debounced entry moves to the later of its deadline and now +
+ * @delay_ns, never past its bound (which this add can only lower to now +
+ * @max_wait_ns); a plain entry (kwq_add_after(), kwq_add_rate_limited())
+ * keeps the earliest deadline. struct kwq_ioc_add_after in the uapi
+ * header has the rules in full. The stats count moves in
+ * kwq_stats.debounced and adds held at the bound in .debounce_capped.
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: KWQ_ADD_WAITING, KWQ_ADD_WAIT_MOVED, KWQ_ADD_WAIT_KEPT or
+ * KWQ_ADD_DUPLICATE; errors as kwq_add(), and -EINVAL for @delay_ns <= 0
+ * or @max_wait_ns < @delay_ns. On error nothing changed.
+ */
+int kwq_add_debounced(struct kwq *q, const void *key, u32 len, s64 delay_ns,
+		      u64 max_wait_ns)
+{
+	might_sleep();
+	if (delay_ns <= 0 || max_wait_ns < (u64)delay_ns)
+		return -EINVAL;
+	return kwq_add_common(q, key, len, delay_ns, max_wait_ns, KWQ_AFTER_DEBOUNCE, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_debounced);
 
 /*
  * The frame of the small per-key calls: validate the key, look it up under
@@ -343,7 +388,7 @@ EXPORT_SYMBOL_GPL(kwq_cancel);
 int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len)
 {
 	might_sleep();
-	return kwq_add_common(q, key, len, 0, KWQ_ADD_RATE_LIMITED, q->gfp);
+	return kwq_add_common(q, key, len, 0, 0, KWQ_ADD_RATE_LIMITED, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 

@@ -61,7 +61,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 	for (i = 0; i < n; i++) {
 		kwq_batch_breathe(q, i, &w);
 		ret = kwq_key_valid(keys[i].key, keys[i].len) ?
-		      kwq_add_locked_alloc(q, keys[i].key, keys[i].len, 0, policy, q->gfp, &w) :
+		      kwq_add_locked_alloc(q, keys[i].key, keys[i].len, 0, 0, policy, q->gfp, &w) :
 		      -EINVAL;
 		if (ret < 0)
 			break;

@@ -150,7 +150,8 @@ static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int
 	v.name_max = KWQ_NAME_MAX;
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
-		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE;
+		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE |
+		     KWQ_FEATURE_DEBOUNCE;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -300,14 +301,18 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 }
 
 /*
- * Flags of an add-after that apply to it: KWQ_AFTER_REPLACE to a delayed
- * add, a policy to an add now (it decides what happens to a waiting entry).
+ * Flags of an add-after that apply to it: KWQ_AFTER_REPLACE or
+ * KWQ_AFTER_DEBOUNCE to a delayed add, a policy to an add now (it decides
+ * what happens to a waiting entry); a max wait only to a debounced add,
+ * and no shorter than its delay.
  */
-static bool kwq_after_flags_ok(u32 flags, s64 delay_ns)
+static bool kwq_after_args_ok(const struct kwq_ioc_add_after *a)
 {
-	if (delay_ns > 0)
-		return !(flags & ~KWQ_AFTER_REPLACE);
-	return !(flags & ~KWQ_ADD_POLICY_MASK);
+	if (a->delay_ns <= 0)
+		return !(a->flags & ~KWQ_ADD_POLICY_MASK) && !a->max_wait_ns;
+	if (a->flags == KWQ_AFTER_DEBOUNCE)
+		return a->max_wait_ns >= (u64)a->delay_ns;
+	return !(a->flags & ~KWQ_AFTER_REPLACE) && !a->max_wait_ns;
 }
 
 static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned int cmd,
@@ -320,8 +325,7 @@ static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned i
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)) ||
-	    !kwq_after_flags_ok(a.flags, a.delay_ns))
+	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)) || !kwq_after_args_ok(&a))
 		return -EINVAL;
 	ret = kwq_key_from(key, a.key_ptr, a.key_len);
 	if (ret)
@@ -329,7 +333,10 @@ static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned i
 	/* Fault on the report now, while nothing has changed. */
 	if (put_user(0U, &ua->result))
 		return -EFAULT;
-	ret = kwq_add_after(kf->q, key, a.key_len, a.delay_ns, a.flags);
+	if (a.flags & KWQ_AFTER_DEBOUNCE)
+		ret = kwq_add_debounced(kf->q, key, a.key_len, a.delay_ns, a.max_wait_ns);
+	else
+		ret = kwq_add_after(kf->q, key, a.key_len, a.delay_ns, a.flags);
 	if (ret < 0)
 		return ret;
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;

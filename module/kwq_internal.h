@@ -138,6 +138,8 @@ struct kwq_hist {
  * @queue_latency: time keys spent ready before a get.
  * @work_duration: time from get to done.
  * @processing_expiries: counter, see struct kwq_stats.
+ * @debounced: counter, see struct kwq_stats.
+ * @debounce_capped: counter, see struct kwq_stats.
  * @processing_timeout: 0, or ns a key may stay processing.
  * @now: the time read by the current holder of @lock (kwq_now()).
  * @stamp_now: the stamp clock read by the current holder of @lock
@@ -225,6 +227,8 @@ struct kwq {
 	struct kwq_hist queue_latency;
 	struct kwq_hist work_duration;
 	u64 processing_expiries;
+	u64 debounced;
+	u64 debounce_capped;
 	u64 processing_timeout;
 	ktime_t now;
 	u64 stamp_now;
@@ -345,7 +349,7 @@ static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock);
 int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			 u32 flags, gfp_t gfp, struct kwq_unlocked_work *w);
+			 u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		    u64 ticket, struct kwq_unlocked_work *w);
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,

@@ -27,6 +27,10 @@
  *	in kwq.backoff while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
  *	the item is WAITING.
+ * @bound: while WAITING, the latest time debounced adds may move its
+ *	deadline to, or 0 for a plain entry (one debounced adds cannot
+ *	postpone). Meaningless otherwise; set whenever an entry is made, and
+ *	only in kwq_timer.c.
  * @stamp: when the item joined kwq.ready, or kwq.busy (ns of
  *	kwq_stamp_now()): the start of its queue latency, then of its work
  *	duration.
@@ -45,14 +49,15 @@
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * state, len and failures share one word to keep the fixed part at 104
+ * state, len and failures share one word to keep the fixed part at 112
  * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
- * cache of their own sized to fit (136 bytes for a 32-byte key).
+ * cache of their own sized to fit (144 bytes for a 32-byte key).
  */
 struct kwq_item {
 	struct kwq_item *hnext;
 	struct list_head ready;
 	struct timerqueue_node wait;
+	ktime_t bound;
 	u64 stamp;
 	u64 ticket;
 	u64 owner;

@@ -167,6 +167,8 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	memcpy(st->work_duration, q->work_duration.count, sizeof(st->work_duration));
 	st->work_duration_sum_ns = q->work_duration.sum_ns;
 	st->processing_expiries = q->processing_expiries;
+	st->debounced = q->debounced;
+	st->debounce_capped = q->debounce_capped;
 	kwq_hold_end(q, &h);
 	kwq_unlock(q);
 }

@@ -102,16 +102,24 @@ bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 	return timerqueue_getnext(&q->waiting);
 }
 
-/* Give @it a waiting entry, or move it; returns an enum kwq_add_result. */
-int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags)
+/* now + @ns, @ns clamped to KWQ_DELAY_MAX_NS. */
+static ktime_t kwq_after_locked(struct kwq *q, u64 ns)
 {
-	u64 delay = min_t(u64, delay_ns, KWQ_DELAY_MAX_NS);
-	ktime_t deadline = ktime_add_safe(kwq_now(q), ns_to_ktime(delay));
+	return ktime_add_safe(kwq_now(q), ns_to_ktime(min_t(u64, ns, KWQ_DELAY_MAX_NS)));
+}
+
+/*
+ * Give @it a waiting entry at @deadline, bounded by @bound (0: a plain
+ * entry), or move its entry there; returns an enum kwq_add_result.
+ */
+static int kwq_wait_at_locked(struct kwq *q, struct kwq_item *it, ktime_t deadline,
+			      ktime_t bound)
+{
 	int ret = KWQ_ADD_WAITING;
 
+	it->bound = bound;
 	if (it->state & KWQ_ITEM_WAITING) {
-		if (deadline == it->wait.expires ||
-		    (deadline > it->wait.expires && !(flags & KWQ_AFTER_REPLACE)))
+		if (deadline == it->wait.expires)
 			return KWQ_ADD_WAIT_KEPT;
 		kwq_unwait_locked(q, it);
 		ret = KWQ_ADD_WAIT_MOVED;
@@ -119,6 +127,62 @@ int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags)
 	kwq_st_wait(q, it, deadline);
 	kwq_program_locked(q);
 	return ret;
+}
+
+/*
+ * Give @it a waiting entry, or move it; returns an enum kwq_add_result.
+ * The earliest deadline wins unless KWQ_AFTER_REPLACE. A debounced entry
+ * that stays has its bound lowered to this deadline, so that no later
+ * debounced add postpones the key past it; one that moves becomes plain.
+ */
+int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags)
+{
+	ktime_t deadline = kwq_after_locked(q, delay_ns);
+
+	if ((it->state & KWQ_ITEM_WAITING) && deadline >= it->wait.expires &&
+	    !(flags & KWQ_AFTER_REPLACE)) {
+		if (it->bound)
+			it->bound = min(it->bound, deadline);
+		return KWQ_ADD_WAIT_KEPT;
+	}
+	return kwq_wait_at_locked(q, it, deadline, 0);
+}
+
+/*
+ * A debounced add (struct kwq_ioc_add_after has the rules): run the key
+ * once it has been quiet for @delay_ns, but no later than @max_wait_ns
+ * after the add that started the burst. The caller checked that
+ * 0 < @delay_ns <= @max_wait_ns. Returns an enum kwq_add_result.
+ */
+int kwq_debounce_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u64 max_wait_ns)
+{
+	ktime_t want = kwq_after_locked(q, delay_ns);
+	ktime_t bound = kwq_after_locked(q, max_wait_ns);
+	ktime_t old, deadline;
+
+	/* A run that needs no deadline is pending: it covers this add. */
+	if (it->state & KWQ_ITEM_DIRTY) {
+		q->dedups++;
+		return KWQ_ADD_DUPLICATE;
+	}
+	if (!(it->state & KWQ_ITEM_WAITING))
+		return kwq_wait_at_locked(q, it, want, bound);
+	old = it->wait.expires;
+	if (!it->bound) {
+		/* A plain deadline: the earliest wins, and stays a bound. */
+		if (want >= old)
+			return KWQ_ADD_WAIT_KEPT;
+		return kwq_wait_at_locked(q, it, want, min(bound, old));
+	}
+	bound = min(bound, it->bound);
+	deadline = max(old, want);
+	if (deadline > bound) {
+		q->debounce_capped++;
+		deadline = bound;
+	}
+	if (deadline > old)
+		q->debounced++;
+	return kwq_wait_at_locked(q, it, deadline, bound);
 }
 
 /*

@@ -56,8 +56,9 @@ func TestABILayout(t *testing.T) {
 		"KWQ_STATS_BUCKETS": statsBuckets, "KWQ_LIMITER_EXPONENTIAL": limiterExponential,
 		"KWQ_LIMITER_FAST_SLOW": limiterFastSlow, "KWQ_LIMITER_BUCKET": limiterBucket,
 		"KWQ_CREATE_RATELIMIT": createRatelimit, "KWQ_AFTER_REPLACE": afterReplace,
-		"KWQ_DRAIN_FLUSH_WAITING": drainFlushWaiting, "KWQ_GET_UNLEASED": getUnleased,
-		"KWQ_DONE_NOT_RUN": doneNotRun, "KWQ_STATE_SHUTTING_DOWN": stateShuttingDown,
+		"KWQ_AFTER_DEBOUNCE": afterDebounce, "KWQ_GET_UNLEASED": getUnleased,
+		"KWQ_DRAIN_FLUSH_WAITING": drainFlushWaiting,
+		"KWQ_DONE_NOT_RUN":        doneNotRun, "KWQ_STATE_SHUTTING_DOWN": stateShuttingDown,
 		"KWQ_STATE_DRAINING": stateDraining, "KWQ_STATE_DESTROYED": stateDestroyed,
 		"KWQ_ADD_QUEUED": uint64(Queued), "KWQ_ADD_DUPLICATE": uint64(Duplicate),
 		"KWQ_ADD_DEFERRED": uint64(Deferred), "KWQ_ADD_WAITING": uint64(Waiting),
@@ -69,7 +70,8 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_DELAY": FeatureDelay, "KWQ_FEATURE_LEASE": FeatureLease,
 		"KWQ_FEATURE_BATCH": FeatureBatch, "KWQ_FEATURE_RATELIMIT": FeatureRatelimit,
 		"KWQ_FEATURE_METRICS": FeatureMetrics, "KWQ_FEATURE_DONE_GET": FeatureDoneGet,
-		"KWQ_FEATURE_TICKET": FeatureTicket,
+		"KWQ_FEATURE_TICKET": FeatureTicket, "KWQ_FEATURE_SCOPE": FeatureScope,
+		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce,
 	}
 
 	seen := map[string]int{}

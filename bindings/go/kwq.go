@@ -445,6 +445,33 @@ func (q *Queue) AddAfterWithResult(key string, d time.Duration, replace bool) (A
 	return AddResult(s.after.Result), nil
 }
 
+// AddDebounced adds key once it has gone d without another debounced add,
+// but no later than maxWait after the debounced add that began the burst
+// (kube-rs's debounce, bounded so that a key that is never quiet still
+// runs): a burst of events runs the key once, at its end. A key already
+// queued, or being processed and already due to run again, is a
+// Duplicate; a key with a waiting deadline from AddAfter or
+// AddRateLimited keeps the earlier of the two. d must be > 0 and maxWait
+// >= d (EINVAL otherwise); both are clamped to 7 days. Needs a module
+// with FeatureDebounce (older ones refuse it with EINVAL). The rules in
+// full are struct kwq_ioc_add_after's in uapi/linux/kwq.h.
+func (q *Queue) AddDebounced(key string, d, maxWait time.Duration) (AddResult, error) {
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	if err := s.setKey(key); err != nil {
+		return 0, q.errf("add-debounced", key, err)
+	}
+	if d <= 0 || maxWait < d {
+		return 0, q.errf("add-debounced", key, syscall.EINVAL)
+	}
+	s.after = iocAddAfter{KeyPtr: ptr(s.in[:]), KeyLen: uint32(len(key)), DelayNs: int64(d),
+		Flags: afterDebounce, MaxWaitNs: uint64(maxWait)}
+	if err := q.call(iocAddAfterCmd, unsafe.Pointer(&s.after)); err != nil {
+		return 0, q.errf("add-debounced", key, err)
+	}
+	return AddResult(s.after.Result), nil
+}
+
 // Cancel removes key's waiting entry, if it has one, and says so.
 func (q *Queue) Cancel(key string) (bool, error) {
 	r, err := q.keyCall("cancel", iocCancelCmd, key, 0)

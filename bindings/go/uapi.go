@@ -37,6 +37,7 @@ const (
 
 	createRatelimit   = 1 << 0
 	afterReplace      = 1 << 2
+	afterDebounce     = 1 << 3
 	drainFlushWaiting = 1 << 0
 	getUnleased       = 1 << 0
 
@@ -57,6 +58,10 @@ const (
 	FeatureMetrics   = 1 << 5
 	FeatureDoneGet   = 1 << 6
 	FeatureTicket    = 1 << 7
+	FeatureScope     = 1 << 8
+	// FeatureDebounce: AddDebounced (KWQ_AFTER_DEBOUNCE) and the
+	// Debounced and DebounceCapped counters.
+	FeatureDebounce = 1 << 9
 )
 
 type limiter struct {
@@ -119,13 +124,14 @@ type iocKey struct {
 }
 
 type iocAddAfter struct {
-	KeyPtr   uint64
-	KeyLen   uint32
-	Flags    uint32
-	DelayNs  int64
-	Result   uint32
-	Pad      uint32
-	Reserved [2]uint64
+	KeyPtr    uint64
+	KeyLen    uint32
+	Flags     uint32
+	DelayNs   int64
+	Result    uint32
+	Pad       uint32
+	MaxWaitNs uint64
+	Reserved  [1]uint64
 }
 
 type iocGet struct {
@@ -217,6 +223,8 @@ type rawStats struct {
 	WorkDuration       [statsBuckets]uint64
 	WorkDurationSumNs  uint64
 	ProcessingExpiries uint64
+	Debounced          uint64
+	DebounceCapped     uint64
 }
 
 // ioctl request numbers: _IOC(dir, 0xE8, nr, size) as in <asm-generic/ioctl.h>.

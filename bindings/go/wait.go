@@ -143,6 +143,9 @@ type Stats struct {
 	BackoffKeys, RateLimited, TokensReturned              uint64
 	BackoffEvictions, Retries, Forgets                    uint64
 	ProcessingExpiries                                    uint64
+	// Debounced adds that moved a waiting deadline later, and those
+	// held at their max wait (a key that is never quiet).
+	Debounced, DebounceCapped uint64
 
 	UnfinishedWork time.Duration // summed over the keys being processed
 	LongestRunning time.Duration // of the oldest key being processed
@@ -170,10 +173,11 @@ func (q *Queue) Stats() (Stats, error) {
 		WaitsDropped: r.WaitsDropped, LeaseRequeues: r.LeaseRequeues, BackoffKeys: r.BackoffKeys,
 		RateLimited: r.RateLimited, TokensReturned: r.TokensReturned,
 		BackoffEvictions: r.BackoffEvictions, Retries: r.Retries, Forgets: r.Forgets,
-		ProcessingExpiries: r.ProcessingExpiries,
-		UnfinishedWork:     time.Duration(r.UnfinishedWorkNs),
-		LongestRunning:     time.Duration(r.LongestRunningNs),
-		QueueLatency:       r.QueueLatency, QueueLatencySum: time.Duration(r.QueueLatencySumNs),
+		ProcessingExpiries: r.ProcessingExpiries, Debounced: r.Debounced,
+		DebounceCapped: r.DebounceCapped,
+		UnfinishedWork: time.Duration(r.UnfinishedWorkNs),
+		LongestRunning: time.Duration(r.LongestRunningNs),
+		QueueLatency:   r.QueueLatency, QueueLatencySum: time.Duration(r.QueueLatencySumNs),
 		WorkDuration: r.WorkDuration, WorkDurationSum: time.Duration(r.WorkDurationSumNs),
 	}, nil
 }

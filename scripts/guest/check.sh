@@ -30,6 +30,8 @@ tap_program "timens-64bit" ./bin/kwq_timens_test
 tap_program "timens-32bit" ./bin/kwq_timens_test32
 tap_program "limits-64bit" ./bin/kwq_limits_test
 tap_program "limits-32bit" ./bin/kwq_limits_test32 --no-memcg
+tap_program "debounce-64bit" ./bin/kwq_debounce_test
+tap_program "debounce-32bit" ./bin/kwq_debounce_test32
 # 20 s of fuzzing where the sanitizers watch (debug kernels), 10 s elsewhere.
 fuzz_s=10
 kernel_has lockdep && fuzz_s=20

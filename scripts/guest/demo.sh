@@ -67,6 +67,16 @@ run kwqctl add demo ns/cfg --policy strict
 run kwqctl len demo
 run kwqctl get demo --timeout 3000 --done
 
+say "Debounce: a burst of events runs a key once, 300 ms after the last (at most 2 s after the first)"
+for _ in 1 2 3 4 5; do
+	run kwqctl add-after demo 300 ns/burst --debounce 2000
+done
+t0=$(cut -d' ' -f1 /proc/uptime)
+run kwqctl get demo --timeout 3000 --done
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "(the blocking get returned $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s later)"
+run kwqctl len demo
+
 say "Leases: a worker killed while holding a key does not lose it"
 run kwqctl add demo ns/payment
 echo '$ kwqctl get demo --hold 60 &     # a worker takes the key, then hangs'

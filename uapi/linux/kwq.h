@@ -79,6 +79,8 @@ enum kwq_wait_policy {
 
 /* Flags of struct kwq_ioc_add_after. */
 #define KWQ_AFTER_REPLACE	_BITUL(2)	/* replace the deadline, even later */
+/* move the deadline later on each add, up to .max_wait_ns after the first */
+#define KWQ_AFTER_DEBOUNCE	_BITUL(3)
 
 /* Flags of struct kwq_ioc_drain. */
 #define KWQ_DRAIN_FLUSH_WAITING	_BITUL(0)	/* queue waiting keys now, not drop */
@@ -169,6 +171,8 @@ enum kwq_done_result {
 #define KWQ_FEATURE_TICKET	_BITULL(7)	/* gets return tickets, done takes one */
 /* IPC-namespace scopes, the kernel scope, the access matrix, stats of any size */
 #define KWQ_FEATURE_SCOPE	_BITULL(8)
+/* KWQ_AFTER_DEBOUNCE, kwq_stats.debounced and .debounce_capped */
+#define KWQ_FEATURE_DEBOUNCE	_BITULL(9)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
@@ -291,15 +295,47 @@ struct kwq_ioc_key {
  * struct kwq_ioc_add_after - add a key once a delay has passed
  * @key_ptr: user address of the key bytes.
  * @key_len: key length, 1 to KWQ_KEY_MAX.
- * @flags: for @delay_ns > 0, KWQ_AFTER_REPLACE or 0; for @delay_ns <= 0
- *	(an add now), a policy as in struct kwq_ioc_key or 0. A flag that
- *	does not apply to the call's delay is -EINVAL.
+ * @flags: for @delay_ns > 0, KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0
+ *	(not both); for @delay_ns <= 0 (an add now), a policy as in struct
+ *	kwq_ioc_key or 0. A flag that does not apply to the call's delay is
+ *	-EINVAL.
  * @delay_ns: delay; <= 0 adds now; longer than KWQ_DELAY_MAX_NS is
  *	clamped to it. One waiting entry per key: the earliest deadline wins
- *	unless KWQ_AFTER_REPLACE is set.
+ *	unless KWQ_AFTER_REPLACE or KWQ_AFTER_DEBOUNCE is set.
  * @result: out: enum kwq_add_result.
  * @pad: must be 0.
+ * @max_wait_ns: with KWQ_AFTER_DEBOUNCE, the longest the key may wait,
+ *	counted from the debounced add that gave it its waiting entry: at
+ *	least @delay_ns (-EINVAL otherwise); longer than KWQ_DELAY_MAX_NS is
+ *	clamped to it. Without KWQ_AFTER_DEBOUNCE: must be 0. (It was
+ *	reserved[0] before KWQ_FEATURE_DEBOUNCE.)
  * @reserved: must be 0.
+ *
+ * A debounced add (KWQ_AFTER_DEBOUNCE) asks for one run once the key has
+ * been quiet for @delay_ns, but no later than @max_wait_ns after the
+ * first add of the burst. By the key's state:
+ *
+ * - queued, or processing and already marked to run again (dirty): that
+ *   run covers the add: KWQ_ADD_DUPLICATE, nothing changes.
+ * - no waiting entry (new, or processing): it waits for now + @delay_ns,
+ *   bounded by now + @max_wait_ns: KWQ_ADD_WAITING. A processing key
+ *   whose deadline comes while it is still processing runs again after
+ *   its done, never twice at once.
+ * - waiting from an earlier debounced add: the deadline moves to the
+ *   later of itself and now + @delay_ns, but never past the entry's bound,
+ *   which this add can only lower (to now + @max_wait_ns):
+ *   KWQ_ADD_WAIT_MOVED, or KWQ_ADD_WAIT_KEPT if the deadline stays.
+ * - waiting from a plain add-after (or add-rate-limited): the earliest
+ *   deadline wins, as for a plain add-after; if now + @delay_ns is
+ *   earlier, the entry becomes a debounced one bounded by the earlier of
+ *   now + @max_wait_ns and the old deadline: KWQ_ADD_WAIT_MOVED, else
+ *   KWQ_ADD_WAIT_KEPT.
+ *
+ * A plain add-after of a key waiting from a debounced add keeps its rule
+ * (the earliest deadline wins) and lowers the entry's bound to its own
+ * deadline, so later debounced adds never postpone the key past it;
+ * with KWQ_AFTER_REPLACE the entry becomes a plain one. Adds now, cancel,
+ * shutdown and drain treat a debounced entry like any waiting entry.
  */
 struct kwq_ioc_add_after {
 	__u64 key_ptr;
@@ -308,7 +344,8 @@ struct kwq_ioc_add_after {
 	__s64 delay_ns;
 	__u32 result;
 	__u32 pad;
-	__u64 reserved[2];
+	__u64 max_wait_ns;
+	__u64 reserved[1];
 };
 
 /**
@@ -524,6 +561,11 @@ struct kwq_ioc_drain {
  * @work_duration_sum_ns: sum of those times.
  * @processing_expiries: keys put back because they stayed processing
  *	longer than the queue's processing timeout.
+ * @debounced: debounced adds (KWQ_AFTER_DEBOUNCE) that moved a waiting
+ *	key's deadline later.
+ * @debounce_capped: debounced adds that asked for a deadline past the
+ *	entry's bound (its max wait) and were held at it: the sign of a key
+ *	that is never quiet.
  */
 struct kwq_stats {
 	__u32 size;
@@ -558,6 +600,8 @@ struct kwq_stats {
 	__u64 work_duration[KWQ_STATS_BUCKETS];
 	__u64 work_duration_sum_ns;
 	__u64 processing_expiries;
+	__u64 debounced;
+	__u64 debounce_capped;
 };
 
 #define KWQ_IOC_MAGIC		0xE8

@@ -38,8 +38,11 @@ static const char usage_text[] =
 "  add NAME KEY... [--policy P] add keys (one system call per 1024), print\n"
 "                               what happened to each\n"
 "                               (P: keep, promote, strict)\n"
-"  add-after NAME MS KEY... [--replace]\n"
+"  add-after NAME MS KEY... [--replace | --debounce MAX_MS]\n"
 "                               add keys once MS milliseconds have passed\n"
+"                               (--debounce: once a key has had no debounced\n"
+"                               add for MS ms, at most MAX_MS ms after the\n"
+"                               first)\n"
 "  cancel NAME KEY...           remove the keys' waiting entries\n"
 "  retry NAME KEY...            add-rate-limited: add after the key's backoff\n"
 "  forget NAME KEY...           clear the keys' failure counts\n"
@@ -106,6 +109,7 @@ struct opts {
 	int done;
 	unsigned int policy;
 	int replace;
+	long debounce_ms;
 	int flush;
 	long hold_s;
 	long processing_timeout_ms;
@@ -140,6 +144,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "done", no_argument, NULL, 'd' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "replace", no_argument, NULL, 'r' },
+		{ "debounce", required_argument, NULL, 'D' },
 		{ "flush", no_argument, NULL, 'f' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "processing-timeout", required_argument, NULL, 'T' },
@@ -155,12 +160,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->done = 0;
 	o->policy = 0;
 	o->replace = 0;
+	o->debounce_ms = -1;
 	o->flush = 0;
 	o->hold_s = -1;
 	o->processing_timeout_ms = 0;
 	o->json = json_global;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rfH:T:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
@@ -183,6 +189,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->replace = 1;
+			break;
+		case 'D':
+			if (parse_long(optarg, &o->debounce_ms) || o->debounce_ms < 0)
+				return -EINVAL;
 			break;
 		case 'f':
 			o->flush = 1;
@@ -316,6 +326,9 @@ static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_
 	for (i = 0; i < nkeys; i++) {
 		if (delay_ms < 0)
 			ret = kwq_add_policy(fd, keys[i], strlen(keys[i]), o->policy);
+		else if (o->debounce_ms >= 0)
+			ret = kwq_add_debounced(fd, keys[i], strlen(keys[i]), delay_ms * 1000000LL,
+						(uint64_t)o->debounce_ms * 1000000ULL);
 		else
 			ret = kwq_add_after(fd, keys[i], strlen(keys[i]), delay_ms * 1000000LL,
 					    o->replace ? KWQ_AFTER_REPLACE : 0);
@@ -382,6 +395,8 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	printf("  processing-expiries %llu  unfinished-work %.3f s  longest-running %.3f s\n",
 	       (unsigned long long)st->processing_expiries, st->unfinished_work_ns / 1e9,
 	       st->longest_running_ns / 1e9);
+	printf("  debounced %llu  debounce-capped %llu\n", (unsigned long long)st->debounced,
+	       (unsigned long long)st->debounce_capped);
 }
 
 /* Commands that work on an existing queue. */
@@ -399,7 +414,8 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 	if (!strcmp(cmd, "add")) {
 		ret = argc > 0 ? cmd_add(fd, name, argc, argv, -1, o) : usage();
 	} else if (!strcmp(cmd, "add-after")) {
-		if (argc < 2 || parse_long(argv[0], &delay) || delay < 0)
+		if (argc < 2 || parse_long(argv[0], &delay) || delay < 0 ||
+		    (o->replace && o->debounce_ms >= 0))
 			ret = usage();
 		else
 			ret = cmd_add(fd, name, argc - 1, argv + 1, delay, o);

@@ -86,6 +86,8 @@ GETTER(backoff_keys)
 GETTER(backoff_evictions)
 GETTER(tokens_returned)
 GETTER(forgets)
+GETTER(debounced)
+GETTER(debounce_capped)
 
 /* client-go's depth counts keys re-added while processing, too. */
 static unsigned long long get_depth(const struct kwq_stats *st)
@@ -118,6 +120,8 @@ static const struct {
 	{ "kwq_backoff_evictions_total", "counter", "Backoff-only keys forgotten to bound memory", get_backoff_evictions },
 	{ "kwq_tokens_returned_total", "counter", "Rate-limited adds that gave their bucket tokens back", get_tokens_returned },
 	{ "kwq_forgets_total", "counter", "Forget calls that cleared a failure count", get_forgets },
+	{ "kwq_debounced_total", "counter", "Debounced adds that moved a waiting deadline later", get_debounced },
+	{ "kwq_debounce_capped_total", "counter", "Debounced adds held at their max wait", get_debounce_capped },
 };
 
 static const char *const le[KWQ_STATS_BUCKETS] = {

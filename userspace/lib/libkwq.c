@@ -236,7 +236,9 @@ int kwq_num_requeues(int fd, const void *key, size_t len)
 	return kwq_key_op(fd, KWQ_IOC_NUM_REQUEUES, key, len, 0);
 }
 
-int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags)
+/* KWQ_IOC_ADD_AFTER; @max_wait_ns is only for KWQ_AFTER_DEBOUNCE. */
+static int kwq_after_op(int fd, const void *key, size_t len, int64_t delay_ns,
+			unsigned int flags, uint64_t max_wait_ns)
 {
 	struct kwq_ioc_add_after a;
 	int ret;
@@ -248,8 +250,20 @@ int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigne
 	a.key_len = (uint32_t)len;
 	a.flags = flags;
 	a.delay_ns = delay_ns;
+	a.max_wait_ns = max_wait_ns;
 	ret = kwq_ioctl(fd, KWQ_IOC_ADD_AFTER, &a);
 	return ret ? ret : (int)a.result;
+}
+
+int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags)
+{
+	return kwq_after_op(fd, key, len, delay_ns, flags, 0);
+}
+
+int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
+		      uint64_t max_wait_ns)
+{
+	return kwq_after_op(fd, key, len, delay_ns, KWQ_AFTER_DEBOUNCE, max_wait_ns);
 }
 
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)

@@ -41,6 +41,12 @@ int kwq_add_policy(int fd, const void *key, size_t len, unsigned int policy);
 /* Add once @delay_ns has passed (<= 0: now). @flags: KWQ_AFTER_REPLACE.
  * Returns an enum kwq_add_result (>= 0). */
 int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigned int flags);
+/* Add once the key has been quiet for @delay_ns (> 0), but no later than
+ * @max_wait_ns (>= @delay_ns) after the debounced add that began the
+ * burst (KWQ_AFTER_DEBOUNCE; needs KWQ_FEATURE_DEBOUNCE, older modules
+ * give -EINVAL). Returns an enum kwq_add_result (>= 0). */
+int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
+		      uint64_t max_wait_ns);
 /* Remove the key's waiting entry: 1 if there was one, 0 if not. */
 int kwq_cancel(int fd, const void *key, size_t len);
 /* Add after the delay the queue's limiter gives (client-go AddRateLimited). */

@@ -46,7 +46,7 @@ int main(void)
 	F(kwq_ioc_add_after, key_ptr); F(kwq_ioc_add_after, key_len);
 	F(kwq_ioc_add_after, flags); F(kwq_ioc_add_after, delay_ns);
 	F(kwq_ioc_add_after, result); F(kwq_ioc_add_after, pad);
-	F(kwq_ioc_add_after, reserved);
+	F(kwq_ioc_add_after, max_wait_ns); F(kwq_ioc_add_after, reserved);
 	S(kwq_ioc_get);
 	F(kwq_ioc_get, key_ptr); F(kwq_ioc_get, key_cap); F(kwq_ioc_get, key_len);
 	F(kwq_ioc_get, deadline_ns); F(kwq_ioc_get, flags); F(kwq_ioc_get, pad);
@@ -82,7 +82,8 @@ int main(void)
 	F(kwq_stats, unfinished_work_ns); F(kwq_stats, longest_running_ns);
 	F(kwq_stats, queue_latency); F(kwq_stats, queue_latency_sum_ns);
 	F(kwq_stats, work_duration); F(kwq_stats, work_duration_sum_ns);
-	F(kwq_stats, processing_expiries);
+	F(kwq_stats, processing_expiries); F(kwq_stats, debounced);
+	F(kwq_stats, debounce_capped);
 
 	I(KWQ_IOC_VERSION); I(KWQ_IOC_CREATE); I(KWQ_IOC_OPEN); I(KWQ_IOC_DESTROY);
 	I(KWQ_IOC_LIST); I(KWQ_IOC_ADD); I(KWQ_IOC_GET); I(KWQ_IOC_DONE);
@@ -95,7 +96,8 @@ int main(void)
 	C(KWQ_DELAY_MAX_NS); C(KWQ_DEADLINE_NOWAIT); C(KWQ_DEADLINE_FOREVER);
 	C(KWQ_LIMITERS_MAX); C(KWQ_RATE_INF); C(KWQ_STATS_BUCKETS);
 	C(KWQ_LIMITER_EXPONENTIAL); C(KWQ_LIMITER_FAST_SLOW); C(KWQ_LIMITER_BUCKET);
-	C(KWQ_CREATE_RATELIMIT); C(KWQ_AFTER_REPLACE); C(KWQ_DRAIN_FLUSH_WAITING);
+	C(KWQ_CREATE_RATELIMIT); C(KWQ_AFTER_REPLACE); C(KWQ_AFTER_DEBOUNCE);
+	C(KWQ_DRAIN_FLUSH_WAITING);
 	C(KWQ_GET_UNLEASED); C(KWQ_DONE_NOT_RUN); C(KWQ_STATE_SHUTTING_DOWN);
 	C(KWQ_STATE_DRAINING); C(KWQ_STATE_DESTROYED);
 	C(KWQ_ADD_QUEUED); C(KWQ_ADD_DUPLICATE); C(KWQ_ADD_DEFERRED); C(KWQ_ADD_WAITING);
@@ -104,6 +106,6 @@ int main(void)
 	C(KWQ_POLICY_DEFAULT); C(KWQ_POLICY_KEEP); C(KWQ_POLICY_PROMOTE); C(KWQ_POLICY_STRICT);
 	C(KWQ_FEATURE_CORE); C(KWQ_FEATURE_DELAY); C(KWQ_FEATURE_LEASE); C(KWQ_FEATURE_BATCH);
 	C(KWQ_FEATURE_RATELIMIT); C(KWQ_FEATURE_METRICS); C(KWQ_FEATURE_DONE_GET);
-	C(KWQ_FEATURE_TICKET);
+	C(KWQ_FEATURE_TICKET); C(KWQ_FEATURE_SCOPE); C(KWQ_FEATURE_DEBOUNCE);
 	return 0;
 }
