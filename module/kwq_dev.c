@@ -209,6 +209,7 @@ static long kwq_ioc_open(struct file *file, struct kwq_file *kf, unsigned int cm
 {
 	struct kwq_ioc_open o;
 	char name[KWQ_NAME_MAX];
+	const struct ipc_namespace *scope;
 	bool kernel_scope;
 	struct kwq *q;
 	int ret;
@@ -219,6 +220,7 @@ static long kwq_ioc_open(struct file *file, struct kwq_file *kf, unsigned int cm
 	    !kwq_is_zero(o.reserved, sizeof(o.reserved)))
 		return -EINVAL;
 	kernel_scope = o.flags & KWQ_SCOPE_KERNEL;
+	scope = kernel_scope ? NULL : kf->scope;
 	ret = kwq_name_from(o.name, name);
 	if (ret)
 		return ret;
@@ -231,12 +233,12 @@ static long kwq_ioc_open(struct file *file, struct kwq_file *kf, unsigned int cm
 		ret = -EBUSY;
 		goto unlock;
 	}
-	q = kwq_lookup_in(name, kernel_scope ? NULL : kf->scope);
+	q = kwq_lookup_in(name, scope);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto unlock;
 	}
-	ret = kwq_check_access(q, file, kwq_scope_user_ns(kernel_scope ? NULL : kf->scope));
+	ret = kwq_check_access(q, file, kwq_scope_user_ns(scope));
 	if (!ret) {
 		kf->kernel_scope = kernel_scope;
 		ret = kwq_attach(kf, q);
