@@ -129,11 +129,10 @@ void kwq_item_free(struct kwq_item *it)
 static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 {
 	INIT_LIST_HEAD(&it->ready);
-	INIT_LIST_HEAD(&it->leased);
 	timerqueue_init(&it->wait);
 	it->state = 0;
 	it->ticket = 0;
-	it->owner = 0;
+	it->holder = NULL;
 	it->failures = 0;
 	it->len = k->len;
 	it->hash = k->hash;
