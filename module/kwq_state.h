@@ -163,13 +163,19 @@ static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 
 	list_del_init(&it->ready);
 	it->holder = NULL;
-	if (first) {
-		next = list_empty(&b->items) ? NULL : rb_next(&b->node);
-		if (list_empty(&b->items) || (next && !kwq_busy_less(&b->node, next))) {
+	if (first && list_empty(&b->items)) {
+		/* The common case, one list: the tree is left empty. */
+		if (q->busy.rb_root.rb_node == &b->node && !b->node.rb_left && !b->node.rb_right)
+			q->busy = RB_ROOT_CACHED;
+		else
 			rb_erase_cached(&b->node, &q->busy);
-			RB_CLEAR_NODE(&b->node);
-			if (!list_empty(&b->items))
-				rb_add_cached(&b->node, &q->busy, kwq_busy_less);
+		RB_CLEAR_NODE(&b->node);
+	} else if (first) {
+		/* Its new first is younger: move the list if the next is older. */
+		next = rb_next(&b->node);
+		if (next && !kwq_busy_less(&b->node, next)) {
+			rb_erase_cached(&b->node, &q->busy);
+			rb_add_cached(&b->node, &q->busy, kwq_busy_less);
 		}
 	}
 	it->state &= ~KWQ_ITEM_WORK;
