@@ -403,9 +403,12 @@ static void *consumer_dg(void *arg)
 	return NULL;
 }
 
-static void *batch_producer(void *arg)
+/*
+ * w->count adds in batches of w->batch, key j of the batch from @pick
+ * (NULL: the worker's keys in order, from w->first).
+ */
+static void add_batches(struct worker *w, const char *(*pick)(struct worker *w))
 {
-	struct worker *w = arg;
 	struct kwq_batch_entry *e = calloc(w->batch, sizeof(*e));
 	unsigned long i, j, n, off;
 	int ret;
@@ -416,7 +419,8 @@ static void *batch_producer(void *arg)
 	for (i = 0; i < w->count; i += n) {
 		n = w->count - i < w->batch ? w->count - i : w->batch;
 		for (j = 0; j < n; j++) {
-			e[j].key_ptr = (uintptr_t)(w->keys + (w->first + i + j) * KEY_LEN);
+			e[j].key_ptr = (uintptr_t)(pick ? pick(w) :
+						   w->keys + (w->first + i + j) * KEY_LEN);
 			e[j].key_len = KEY_LEN;
 		}
 		for (off = 0; off < n; off += ret) {
@@ -430,6 +434,11 @@ static void *batch_producer(void *arg)
 		}
 	}
 	free(e);
+}
+
+static void *batch_producer(void *arg)
+{
+	add_batches(arg, NULL);
 	return NULL;
 }
 
@@ -1187,30 +1196,15 @@ static void *dedup_producer(void *arg)
 	return NULL;
 }
 
+static const char *pick_hot(struct worker *w)
+{
+	return w->keys + xorshift(&w->seed) % w->hot * KEY_LEN;
+}
+
 /* The same adds, w->batch random hot keys per KWQ_IOC_ADD_BATCH. */
 static void *dedup_batch_producer(void *arg)
 {
-	struct worker *w = arg;
-	struct kwq_batch_entry *e = calloc(w->batch, sizeof(*e));
-	unsigned long i, j, n, off;
-	int ret;
-
-	if (!e)
-		die("out of memory");
-	pthread_barrier_wait(w->go);
-	for (i = 0; i < w->count; i += n) {
-		n = w->count - i < w->batch ? w->count - i : w->batch;
-		for (j = 0; j < n; j++) {
-			e[j].key_ptr = (uintptr_t)(w->keys + xorshift(&w->seed) % w->hot * KEY_LEN);
-			e[j].key_len = KEY_LEN;
-		}
-		for (off = 0; off < n; off += ret) {
-			ret = kwq_add_batch(w->fd, e + off, n - off, 0);
-			if (ret < 0)
-				die("add batch: %s", strerror(-ret));
-		}
-	}
-	free(e);
+	add_batches(arg, pick_hot);
 	return NULL;
 }
 
