@@ -76,6 +76,7 @@ while [ $r -le "$REPS" ]; do
 	step mq.1p1c $B mq 1 1 "$N_CYCLE"
 	step mq.2p2c $B mq 2 2 "$N_CYCLE"
 	step dedup $B dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS"
+	step dedup.b64 $B dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS" 64
 	step delay $B delay "$N_DELAY" "$DELAY_MAX_MS" $r delay
 	step delay-base $B delay-base "$N_DELAY" "$DELAY_MAX_MS" $r delay
 	# A tenth of the keys: the consumer keeps up even under emulation.

@@ -23,7 +23,8 @@
  *   delay-base N MAX_MS SEED [NAME]  the same deadlines slept by clock_nanosleep
  *   scale-wait MAXN SEED          add-after cost at growing waiting sets, memory
  *   scale-queue MAXN              add cost at growing queued sets, memory
- *   dedup HOT P C ADDS            P producers re-add HOT keys, C consumers drain
+ *   dedup HOT P C ADDS [B]        P producers re-add HOT keys (in batches of B), C
+ *                                 consumers drain
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -402,9 +403,12 @@ static void *consumer_dg(void *arg)
 	return NULL;
 }
 
-static void *batch_producer(void *arg)
+/*
+ * w->count adds in batches of w->batch, key j of the batch from @pick
+ * (NULL: the worker's keys in order, from w->first).
+ */
+static void add_batches(struct worker *w, const char *(*pick)(struct worker *w))
 {
-	struct worker *w = arg;
 	struct kwq_batch_entry *e = calloc(w->batch, sizeof(*e));
 	unsigned long i, j, n, off;
 	int ret;
@@ -415,7 +419,8 @@ static void *batch_producer(void *arg)
 	for (i = 0; i < w->count; i += n) {
 		n = w->count - i < w->batch ? w->count - i : w->batch;
 		for (j = 0; j < n; j++) {
-			e[j].key_ptr = (uintptr_t)(w->keys + (w->first + i + j) * KEY_LEN);
+			e[j].key_ptr = (uintptr_t)(pick ? pick(w) :
+						   w->keys + (w->first + i + j) * KEY_LEN);
 			e[j].key_len = KEY_LEN;
 		}
 		for (off = 0; off < n; off += ret) {
@@ -429,6 +434,11 @@ static void *batch_producer(void *arg)
 		}
 	}
 	free(e);
+}
+
+static void *batch_producer(void *arg)
+{
+	add_batches(arg, NULL);
 	return NULL;
 }
 
@@ -1186,9 +1196,22 @@ static void *dedup_producer(void *arg)
 	return NULL;
 }
 
+static const char *pick_hot(struct worker *w)
+{
+	return w->keys + xorshift(&w->seed) % w->hot * KEY_LEN;
+}
+
+/* The same adds, w->batch random hot keys per KWQ_IOC_ADD_BATCH. */
+static void *dedup_batch_producer(void *arg)
+{
+	add_batches(arg, pick_hot);
+	return NULL;
+}
+
 static int cmd_dedup(int argc, char **argv)
 {
-	unsigned long hot, p, c, adds, i, gets = 0;
+	unsigned long hot, p, c, adds, i, gets = 0, b = 1;
+	char name[64], *end;
 	struct kwq_stats st;
 	struct worker *w;
 	pthread_barrier_t go;
@@ -1197,11 +1220,13 @@ static int cmd_dedup(int argc, char **argv)
 	int fd, ret;
 
 	if (argc < 4)
-		die("usage: dedup HOT P C ADDS");
+		die("usage: dedup HOT P C ADDS [B]");
 	hot = num(argv[0]);
 	p = num(argv[1]);
 	c = num(argv[2]);
 	adds = num(argv[3]);
+	if (argc > 4)
+		b = num(argv[4]);
 	w = calloc(p + c, sizeof(*w));
 	if (!w || !p || !c || !hot)
 		die("bad arguments");
@@ -1215,7 +1240,9 @@ static int cmd_dedup(int argc, char **argv)
 		w[i].hot = hot;
 		w[i].keys = keys;
 		w[i].seed = 0x9e3779b97f4a7c15ULL * (i + 1);
-		if (pthread_create(&w[i].tid, NULL, i < p ? dedup_producer : consumer, &w[i]))
+		w[i].batch = b;
+		if (pthread_create(&w[i].tid, NULL, i >= p ? consumer :
+				   b > 1 ? dedup_batch_producer : dedup_producer, &w[i]))
 			die("pthread_create");
 	}
 	pthread_barrier_wait(&go);
@@ -1240,9 +1267,14 @@ static int cmd_dedup(int argc, char **argv)
 	pthread_barrier_destroy(&go);
 	free(w);
 	free(keys);
-	result("dedup.adds", (double)(p * adds) * NSEC / (double)(t1 - t0), "adds/s");
-	result("dedup.dedup_pct", 100.0 * (double)st.dedups / (double)(st.adds + st.dedups), "%");
-	result("dedup.runs_per_add", (double)gets / (double)(p * adds), "gets/add");
+	/* dedup.* for single adds, dedup.bB.* for batches of B. */
+	end = name + snprintf(name, sizeof(name), b > 1 ? "dedup.b%lu." : "dedup.", b);
+	strcpy(end, "adds");
+	result(name, (double)(p * adds) * NSEC / (double)(t1 - t0), "adds/s");
+	strcpy(end, "dedup_pct");
+	result(name, 100.0 * (double)st.dedups / (double)(st.adds + st.dedups), "%");
+	strcpy(end, "runs_per_add");
+	result(name, (double)gets / (double)(p * adds), "gets/add");
 	return 0;
 }
 

@@ -126,6 +126,51 @@ static void kwq_bound_test_lease_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kwq_len(q), 1ULL);
 }
 
+/*
+ * Keys of three holders (two leases and the unleased list) taken in
+ * turn, 1 ms apart, and ended out of order: the longest running key is
+ * always the oldest of all, whichever holder has it (kwq.busy orders the
+ * holders' lists, moving one whose first key ended).
+ */
+static void kwq_bound_test_busy_order(struct kunit *test)
+{
+	static const u32 order[] = { 1, 0, 5, 2, 4, 3 };
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	struct kwq_lease a, b, *who[6];
+	struct kwq_handout h[6];
+	bool left[6] = { true, true, true, true, true, true };
+	char key[16], buf[16];
+	struct kwq_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	u32 i, j, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	kwq_lease_begin(q, &a);
+	kwq_lease_begin(q, &b);
+	fill(test, q, 6, 0);
+	for (i = 0; i < 6; i++) {
+		who[i] = i % 3 == 0 ? &a : i % 3 == 1 ? &b : NULL;
+		KUNIT_ASSERT_EQ(test, kwq_get_leased(q, buf, sizeof(buf), &len, KWQ_NOWAIT,
+						     who[i], &h[i]), 0);
+		fc->now = ktime_add_ms(fc->now, 1);
+	}
+	/* Key i has run 6 - i ms. */
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		key_of(key, order[i]);
+		KUNIT_ASSERT_EQ(test, kwq_done_ticket(q, key, 9, h[order[i]].ticket),
+				KWQ_DONE_FINISHED);
+		left[order[i]] = false;
+		for (j = 0; j < 6 && !left[j]; j++)
+			;
+		kwq_stats(q, st);
+		KUNIT_EXPECT_EQ(test, st->processing, (u64)(5 - i));
+		KUNIT_EXPECT_EQ(test, st->longest_running_ns, j < 6 ? (u64)MS(6 - j) : 0ULL);
+	}
+	kwq_lease_end(q, &a);
+	kwq_lease_end(q, &b);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), 0ULL);
+}
+
 static void kwq_bound_test_shutdown(struct kunit *test)
 {
 	struct fake_clock *fc = fake_queue(test, NULL);
@@ -264,6 +309,7 @@ static void kwq_bound_test_processing_timeout(struct kunit *test)
 
 static struct kunit_case kwq_bound_cases[] = {
 	KUNIT_CASE(kwq_bound_test_lease_end),
+	KUNIT_CASE(kwq_bound_test_busy_order),
 	KUNIT_CASE(kwq_bound_test_shutdown),
 	KUNIT_CASE(kwq_bound_test_destroy),
 	KUNIT_CASE(kwq_bound_test_drain_flush),

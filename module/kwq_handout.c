@@ -36,14 +36,7 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 		return -EMSGSIZE;
 	now = kwq_stamp_now(q);
 	latency = kwq_elapsed(now, it->stamp);
-	kwq_st_take(q, it, now);
-	if (lease) {
-		it->owner = lease->id;
-		list_add_tail(&it->leased, &lease->items);
-	} else {
-		it->owner = 0;
-	}
-	it->ticket = ++q->next_ticket;
+	kwq_st_take(q, it, now, lease ? &lease->busy : &q->unleased);
 	kwq_hist_observe(&q->queue_latency, latency);
 	if (h) {
 		h->ticket = it->ticket;
@@ -229,7 +222,8 @@ static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32
 	it = kwq_find_locked(q, key, len);
 	if (!it || !(it->state & KWQ_ITEM_PROCESSING))
 		return -ENOENT;
-	if (ticket ? it->ticket != ticket : lease && it->owner && it->owner != lease->id)
+	if (ticket ? it->ticket != ticket :
+	    lease && it->holder != &q->unleased && it->holder != &lease->busy)
 		return -ENOENT;
 	*itp = it;
 	return 0;
@@ -510,14 +504,8 @@ void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq
  */
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease)
 {
-	/* Ids must not wrap: a new lease could pass for a live one. */
-	BUILD_BUG_ON(sizeof(lease->id) < sizeof(u64));
-	BUILD_BUG_ON(sizeof(((struct kwq_item *)NULL)->owner) < sizeof(u64));
-	INIT_LIST_HEAD(&lease->items);
-	kwq_lock(q);
-	/* Zero means "no lease" in kwq_item.owner; 64 bits never wrap. */
-	lease->id = ++q->next_lease;
-	kwq_unlock(q);
+	INIT_LIST_HEAD(&lease->busy.items);
+	RB_CLEAR_NODE(&lease->busy.node);
 }
 
 /* For kunit/kwq_bound_test.c; else /dev/kwq's only. */
@@ -554,7 +542,8 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 		ready = 0;
 		/* Oldest first, each right behind the one before. */
 		while (kwq_hold_room(&h) &&
-		       (it = list_first_entry_or_null(&lease->items, struct kwq_item, leased))) {
+		       (it = list_first_entry_or_null(&lease->busy.items, struct kwq_item,
+							 ready))) {
 			trace_kwq_lease_return(q->name, it->key, it->len, 0,
 					       kwq_since_locked(q, it->stamp));
 			kwq_give_back_at_locked(q, it, &gb);
@@ -562,7 +551,7 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 			ready++;
 			h.keys++;
 		}
-		more = !list_empty(&lease->items);
+		more = !list_empty(&lease->busy.items);
 		if (!more)
 			kwq_give_back_end_locked(q, &gb);
 		kwq_hold_end(q, &h);

@@ -21,6 +21,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timerqueue.h>
@@ -37,20 +38,33 @@
 #define KWQ_SPARE_MAX		64
 
 /**
+ * struct kwq_busy - the processing keys of one holder, oldest first
+ * @items: the items, linked through kwq_item.ready in the order they
+ *	were taken, which is the order of their tickets.
+ * @node: in kwq.busy while @items is not empty, ordered by the ticket of
+ *	its first item; RB_EMPTY_NODE otherwise.
+ *
+ * Protected by the queue's kwq.lock. A key being processed is on exactly
+ * one: its lease's, or the queue's kwq.unleased. The oldest key being
+ * processed is the first of the leftmost in kwq.busy.
+ */
+struct kwq_busy {
+	struct list_head items;
+	struct rb_node node;
+};
+
+/**
  * struct kwq_lease - keys taken by one consumer that must not be lost
- * @id: non-zero, unique among the leases of a queue; a processing item
- *	with this kwq_item.owner is held by the lease.
- * @items: the processing items the lease holds, linked through
- *	kwq_item.leased in the order they were taken; protected by the
- *	queue's kwq.lock, set up by kwq_lease_begin().
+ * @busy: the processing items the lease holds (kwq_item.holder), in the
+ *	order they were taken; protected by the queue's kwq.lock, set up by
+ *	kwq_lease_begin().
  *
  * An open /dev/kwq file holds one. When it closes, kwq_lease_end() puts
  * every key it still holds back at the head of the queue, visiting only
- * @items, KWQ_LOCK_STEP keys per hold of the lock.
+ * @busy, KWQ_LOCK_STEP keys per hold of the lock.
  */
 struct kwq_lease {
-	u64 id;
-	struct list_head items;
+	struct kwq_busy busy;
 };
 
 /**
@@ -100,8 +114,10 @@ struct kwq_hist {
  * @waiting: items waiting for a deadline, earliest first (ties in the
  *	order they were added).
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
- * @busy: processing items, oldest first (so the longest running is the
- *	first).
+ * @busy: the struct kwq_busy lists that hold processing items, by the
+ *	ticket of their oldest (so the longest running key is the first of
+ *	the leftmost list).
+ * @unleased: the processing items taken without a lease.
  * @backoff: backoff-only items (failures but no state), least recently
  *	active first; at most max_backoff_keys of them.
  * @n_backoff: length of @backoff.
@@ -146,15 +162,15 @@ struct kwq_hist {
  *	(kwq_stamp_now()).
  * @now_valid: @now was read since @lock was last taken.
  * @stamp_valid: @stamp_now was read since @lock was last taken.
- * @next_lease: the id the last lease got; 64-bit, never wraps.
  * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
  * @timer_keeper: 1 while one sleeping consumer keeps its own hrtimer
  *	for @armed (kwq_consumer_timer()); the others sleep without one, so
  *	a deadline wakes one consumer, not all. Atomic, no lock.
  * @consumer_wakes: times a consumer in kwq_get() woke up and found no
  *	key (for tests of the wake-up fan-out). Atomic, no lock.
- * @busy_stamps: sum of kwq_item.stamp over @busy (mod 2^64), so that
- *	kwq_stats() reports the unfinished work without a walk. Under @lock.
+ * @busy_stamps: sum of kwq_item.stamp over the processing items (mod
+ *	2^64), so that kwq_stats() reports the unfinished work without a
+ *	walk. Under @lock.
  * @give_backs: struct kwq_give_back of give-backs running in steps (a
  *	lease's end, @expiring); few, one per closing file. Under @lock.
  * @expiring: the processing timeout's give-back while the timer expires
@@ -194,7 +210,8 @@ struct kwq {
 	struct list_head ready;
 	struct timerqueue_head waiting;
 	ktime_t armed;
-	struct list_head busy;
+	struct rb_root_cached busy;
+	struct kwq_busy unleased;
 	struct list_head backoff;
 	u64 n_backoff;
 	struct kwq_item *spare;
@@ -234,7 +251,6 @@ struct kwq {
 	u64 stamp_now;
 	bool now_valid;
 	bool stamp_valid;
-	u64 next_lease;
 	u64 next_ticket;
 	atomic_t timer_keeper;
 	atomic64_t consumer_wakes;

@@ -7,7 +7,9 @@
 #define _KWQ_ITEM_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/list.h>
+#include <linux/stddef.h>
 #include <linux/timerqueue.h>
 #include <linux/types.h>
 
@@ -19,29 +21,31 @@
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
 #define KWQ_ITEM_WAITING	BIT(2)	/* on kwq.waiting until its deadline */
 
+struct kwq_busy;
+
 /**
  * struct kwq_item - the one record of a key and all of its state
  * @hnext: next record in its chain of kwq.items, or on kwq.spare.
  * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
- *	("queued" is derived, never stored); in kwq.busy while PROCESSING;
- *	in kwq.backoff while backoff-only.
+ *	("queued" is derived, never stored); in @holder's list while
+ *	PROCESSING; in kwq.backoff while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
  *	the item is WAITING.
  * @bound: while WAITING, the latest time debounced adds may move its
  *	deadline to, or 0 for a plain entry (one debounced adds cannot
  *	postpone). Meaningless otherwise; set whenever an entry is made, and
  *	only in kwq_timer.c.
- * @stamp: when the item joined kwq.ready, or kwq.busy (ns of
+ * @stamp: when the item joined kwq.ready, or its holder's list (ns of
  *	kwq_stamp_now()): the start of its queue latency, then of its work
  *	duration.
  * @ticket: the hand-out's ticket while PROCESSING: stamped by each get
  *	from kwq.next_ticket, so no two hand-outs of a queue share one. Done,
  *	requeue and give-back that name a ticket act only on that hand-out.
- * @owner: id of the struct kwq_lease holding the key while PROCESSING,
- *	0 when no lease holds it. 64-bit: ids never wrap, so a new lease
- *	cannot pass for a live one.
- * @leased: link in that lease's kwq_lease.items while @owner is not 0,
- *	empty otherwise, so that a lease's end visits only its own keys.
+ * @holder: while PROCESSING, the list of processing keys the item is on
+ *	(through @ready): its lease's (kwq_lease.busy), or the queue's own
+ *	for keys taken unleased (kwq.unleased); NULL otherwise. A lease's
+ *	end gives back every key of its list before the lease goes away, so
+ *	@holder never outlives it, and it visits only its own keys.
  * @hash: kwq_key_hash() of the key, computed once.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
@@ -49,9 +53,11 @@
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * state, len and failures share one word to keep the fixed part at 112
- * bytes; records with keys up to KWQ_SMALL_KEY bytes come from a slab
- * cache of their own sized to fit (144 bytes for a 32-byte key).
+ * state, len and failures share one word; with one link for both the
+ * processing keys' order and their lease's list, and the debounce bound,
+ * the fixed part is 96 bytes (offsets below); records with keys up to
+ * KWQ_SMALL_KEY bytes come from a slab cache of their own sized to fit
+ * (128 bytes for a 32-byte key).
  */
 struct kwq_item {
 	struct kwq_item *hnext;
@@ -60,14 +66,25 @@ struct kwq_item {
 	ktime_t bound;
 	u64 stamp;
 	u64 ticket;
-	u64 owner;
-	struct list_head leased;
+	struct kwq_busy *holder;
 	u32 hash;
 	u32 state:3;
 	u32 len:10;
 	u32 failures:19;
 	u8 key[];
 };
+
+/*
+ * The layout, on 64-bit: hnext 0, ready 8, wait 24 (rb_node 24 and
+ * expires 8), bound 56, stamp 64, ticket 72, holder 80, hash 88, the bit
+ * fields 92, key 96; no hole.
+ */
+#ifdef CONFIG_64BIT
+static_assert(offsetof(struct kwq_item, bound) == 56);
+static_assert(offsetof(struct kwq_item, holder) == 80);
+static_assert(offsetof(struct kwq_item, key) == 96);
+static_assert(sizeof(struct kwq_item) == 96);
+#endif
 
 #define KWQ_FAILURES_MAX	((1U << 19) - 1)
 

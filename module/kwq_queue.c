@@ -112,7 +112,7 @@ void kwq_hold_end(struct kwq *q, const struct kwq_hold *h)
 static void kwq_stats_work_locked(struct kwq *q, struct kwq_stats *st)
 {
 	u64 now = kwq_stamp_now(q);
-	struct kwq_item *it = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+	struct kwq_item *it = kwq_busy_oldest(q);
 	u64 total = q->n_processing * now;
 
 	st->unfinished_work_ns = (s64)(total - q->busy_stamps) > 0 ? total - q->busy_stamps : 0;
@@ -435,7 +435,9 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
 		goto invalid;
 	INIT_LIST_HEAD(&q->backoff);
-	INIT_LIST_HEAD(&q->busy);
+	q->busy = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&q->unleased.items);
+	RB_CLEAR_NODE(&q->unleased.node);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->ready);
 	INIT_LIST_HEAD(&q->give_backs);

@@ -8,6 +8,7 @@
  * steps. Calls nothing above it, except the queue's reference count.
  */
 
+#include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -129,11 +130,10 @@ void kwq_item_free(struct kwq_item *it)
 static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 {
 	INIT_LIST_HEAD(&it->ready);
-	INIT_LIST_HEAD(&it->leased);
 	timerqueue_init(&it->wait);
 	it->state = 0;
 	it->ticket = 0;
-	it->owner = 0;
+	it->holder = NULL;
 	it->failures = 0;
 	it->len = k->len;
 	it->hash = k->hash;
@@ -316,11 +316,25 @@ static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1] = {
 	1000000000, 10000000000ULL,
 };
 
+/*
+ * For fls64(ns): how many bounds lie below 2^(fls64(ns) - 1), so below
+ * @ns. The next bound is at least that power of two and the one after it
+ * ten times more, above @ns: one compare finds the bucket, where a walk
+ * up the bounds took one per power of ten.
+ */
+static const u8 kwq_hist_below[65] = {
+	0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6,
+	6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10,
+	10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+	10, 10, 10, 10, 10, 10,
+};
+
 void kwq_hist_observe(struct kwq_hist *h, u64 ns)
 {
-	unsigned int i = 0;
+	unsigned int i = kwq_hist_below[fls64(ns)];
 
-	while (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
+	BUILD_BUG_ON(ARRAY_SIZE(kwq_hist_bounds) != 10);
+	if (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
 		i++;
 	h->count[i]++;
 	h->sum_ns += ns;

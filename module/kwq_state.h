@@ -12,9 +12,11 @@
  *   fresh             none, 0 failures  nothing                     kwq.items.n
  *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
  *   queued            DIRTY             kwq.ready, FIFO             kwq.n_queued
- *   processing        PROCESSING        kwq.busy, oldest first      kwq.n_processing
- *                                       (and kwq_lease.items)       (kwq.busy_stamps)
- *   processing+dirty  PROCESSING|DIRTY  kwq.busy                    n_processing and
+ *   processing        PROCESSING        its holder's list, oldest   kwq.n_processing
+ *                                       first (a kwq_lease's, or    (kwq.busy_stamps)
+ *                                       kwq.unleased; kwq.busy
+ *                                       orders the lists)
+ *   processing+dirty  PROCESSING|DIRTY  the same                    n_processing and
  *                                                                   n_dirty_processing
  *   waiting           WAITING, with any of the above but spare and backoff-only:
  *                     on kwq.waiting (kwq_item.wait), counted in kwq.n_waiting
@@ -53,9 +55,9 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
 	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
 	WARN_ON_ONCE((q->n_queued == 0) != list_empty(&q->ready));
-	WARN_ON_ONCE((q->n_processing == 0) != list_empty(&q->busy));
+	WARN_ON_ONCE((q->n_processing == 0) != RB_EMPTY_ROOT(&q->busy.rb_root));
 	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
-	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) && !list_empty(&it->leased));
+	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->holder);
 	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
 	WARN_ON_ONCE((q->n_waiting == 0) != !timerqueue_getnext(&q->waiting));
 	WARN_ON_ONCE(q->n_dirty_processing > q->n_processing);
@@ -96,13 +98,36 @@ static inline void kwq_st_defer(struct kwq *q, struct kwq_item *it)
 	kwq_st_check(q, it);
 }
 
+static inline struct kwq_item *kwq_busy_first(const struct kwq_busy *b)
+{
+	return list_first_entry(&b->items, struct kwq_item, ready);
+}
+
+static inline bool kwq_busy_less(struct rb_node *a, const struct rb_node *b)
+{
+	return kwq_busy_first(rb_entry(a, struct kwq_busy, node))->ticket <
+	       kwq_busy_first(rb_entry(b, struct kwq_busy, node))->ticket;
+}
+
+/* The processing item taken first (the longest running), or NULL. */
+static inline struct kwq_item *kwq_busy_oldest(const struct kwq *q)
+{
+	struct rb_node *n = rb_first_cached(&q->busy);
+
+	return n ? kwq_busy_first(rb_entry(n, struct kwq_busy, node)) : NULL;
+}
+
 /*
- * queued -> processing, at the tail of kwq.busy, stamped @stamp (kept in
- * kwq.busy_stamps). Only a take makes a record leave kwq.ready, always
- * from the head: a give-back in steps whose last key this is goes on at
- * the head (the few of kwq.give_backs, usually none).
+ * queued -> processing, at the tail of @b (a lease's list, or
+ * kwq.unleased), with the queue's next ticket, stamped @stamp (kept in
+ * kwq.busy_stamps). Tickets grow with every take, so each list is in
+ * ticket order and a list joins kwq.busy only when this is its first
+ * item. Only a take makes a record leave kwq.ready, always from the head:
+ * a give-back in steps whose last key this is goes on at the head (the
+ * few of kwq.give_backs, usually none).
  */
-static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp)
+static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
+			       struct kwq_busy *b)
 {
 	struct kwq_give_back *gb;
 
@@ -113,19 +138,46 @@ static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp)
 	list_del(&it->ready);
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
-	list_add_tail(&it->ready, &q->busy);
+	it->ticket = ++q->next_ticket;
+	it->holder = b;
+	list_add_tail(&it->ready, &b->items);
+	if (b->items.next == &it->ready)
+		rb_add_cached(&b->node, &q->busy, kwq_busy_less);
 	it->stamp = stamp;
 	q->busy_stamps += stamp;
 	q->n_processing++;
 	kwq_st_check(q, it);
 }
 
-/* processing(+dirty) -> fresh (or waiting); returns whether it was dirty. */
+/*
+ * processing(+dirty) -> fresh (or waiting); returns whether it was dirty.
+ * If it was its list's first, the list leaves kwq.busy, or moves if its
+ * new first is not still older than the next list's.
+ */
 static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 {
+	struct kwq_busy *b = it->holder;
 	bool dirty = it->state & KWQ_ITEM_DIRTY;
+	bool first = b->items.next == &it->ready;
+	struct rb_node *next;
 
 	list_del_init(&it->ready);
+	it->holder = NULL;
+	if (first && list_empty(&b->items)) {
+		/* The common case, one list: the tree is left empty. */
+		if (q->busy.rb_root.rb_node == &b->node && !b->node.rb_left && !b->node.rb_right)
+			q->busy = RB_ROOT_CACHED;
+		else
+			rb_erase_cached(&b->node, &q->busy);
+		RB_CLEAR_NODE(&b->node);
+	} else if (first) {
+		/* Its new first is younger: move the list if the next is older. */
+		next = rb_next(&b->node);
+		if (next && !kwq_busy_less(&b->node, next)) {
+			rb_erase_cached(&b->node, &q->busy);
+			rb_add_cached(&b->node, &q->busy, kwq_busy_less);
+		}
+	}
 	it->state &= ~KWQ_ITEM_WORK;
 	q->busy_stamps -= it->stamp;
 	q->n_processing--;

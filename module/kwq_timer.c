@@ -56,7 +56,7 @@ void kwq_program_timer_locked(struct kwq *q, bool spent)
 	struct kwq_item *oldest;
 
 	if (q->processing_timeout) {
-		oldest = list_first_entry_or_null(&q->busy, struct kwq_item, ready);
+		oldest = kwq_busy_oldest(q);
 		if (oldest)
 			expires = min(expires, ns_to_ktime(oldest->stamp + q->processing_timeout));
 	}
@@ -200,7 +200,7 @@ static bool kwq_expire_processing_locked(struct kwq *q, ktime_t now, struct kwq_
 
 	if (!q->processing_timeout)
 		return false;
-	while ((it = list_first_entry_or_null(&q->busy, struct kwq_item, ready)) &&
+	while ((it = kwq_busy_oldest(q)) &&
 	       it->stamp + q->processing_timeout <= ktime_to_ns(now)) {
 		if (!kwq_hold_room(h))
 			return true;
@@ -343,13 +343,11 @@ ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
  */
 bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 {
-	bool was_oldest = q->busy.next == &it->ready;
+	bool was_oldest = q->processing_timeout && kwq_busy_oldest(q) == it;
 	bool dirty;
 
-	it->owner = 0;
-	list_del_init(&it->leased);
 	dirty = kwq_st_finish(q, it);
-	if (q->processing_timeout && was_oldest)
+	if (was_oldest)
 		kwq_program_locked(q);
 	return dirty;
 }

@@ -187,6 +187,8 @@ mem.queued.slab|slab per queued key (Slab)|=32|1|32-byte key
 mem.queued.objects|slab objects per queued key|=32|1|32-byte key
 dedup.adds|1000 hot keys 2P+2C adds|cycle.2p2c.rate|1|unique-key 2P+2C
 dedup.dedup_pct|adds absorbed as duplicates|-|1|-
+dedup.b64.adds|1000 hot keys 2P+2C 64-key add batches|dedup.adds|1|single adds 2P+2C
+dedup.b64.dedup_pct|adds absorbed (64-key batches)|-|1|-
 ic.floor.ioctl|[insns] no-op ioctl (VERSION)|ic.floor.getppid|1|getppid()
 ic.floor.getppid|[insns] getppid()|-|1|-
 ic.cycle.1t|[insns] add+get+done 1 thread|ic.floor.ioctl|3|3 x ioctl floor
