@@ -27,6 +27,10 @@ out=$top/build/check
 mkdir -p "$out"
 
 passed=0 failed=0 skipped=0
+# Every failure, one line each (both lanes append), repeated at the end so
+# that the last lines of a red run say what failed.
+failed_list=$out/failed.list
+: >"$failed_list"
 # Each step's header says how long the run has taken so far.
 step() { printf '\n=== %s (at %d s)\n' "$*" "$SECONDS"; }
 
@@ -47,6 +51,7 @@ count() {
 	printf '%-28s %4d passed %4d failed %4d skipped\n' "$1" "$p" "$f" "$s"
 	if [[ $f -gt 0 ]]; then
 		sed 's/^/    /' "$fails"
+		sed "s|^|$1: |" "$fails" >>"$failed_list"
 	fi
 	return 0
 }
@@ -59,6 +64,7 @@ verdict() {
 	else
 		failed=$((failed + 1))
 		printf '%-28s FAILED\n' "$1"
+		echo "$1: FAILED" >>"$failed_list"
 	fi
 }
 
@@ -267,6 +273,10 @@ done
 [[ -z $bg ]] || wait "$bg" || true
 
 echo
+if [[ $failed -gt 0 ]]; then
+	echo "what failed:"
+	head -n 60 "$failed_list" | sed 's/^/  /'
+fi
 echo "make check took $SECONDS s"
 if [[ $skipped -gt 0 ]]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
