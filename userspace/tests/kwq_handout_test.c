@@ -18,8 +18,12 @@
 #include "tap.h"
 #include "kwq_test_util.h"
 
-/* Long enough for a get and a done under TCG, short enough to wait out. */
-#define TIMEOUT_NS	(200 * 1000000ULL)
+/*
+ * Long enough that the second holder's checks (a few calls) finish before
+ * its own hand-out expires, even on a loaded debug guest under TCG, where
+ * 200 ms was seen to pass between two calls; short enough to wait out.
+ */
+#define TIMEOUT_NS	(1000 * 1000000ULL)
 
 static int timeout_queue(const char *name)
 {
