@@ -85,6 +85,10 @@ struct kwq_clock {
  *	a 10/s bucket of 100).
  * @processing_timeout_ns: 0, or how long a key may stay processing before
  *	it is put back at the head of the queue (at most KWQ_DELAY_MAX_NS).
+ * @priority: a priority queue (KWQ_CREATE_PRIORITY): kwq_add_ex() takes
+ *	struct kwq_add_opts.priority.
+ * @aging_ns: with @priority, as struct kwq_ioc_create.aging_ns (0 for
+ *	KWQ_AGING_DEFAULT_NS, at most KWQ_AGING_MAX_NS); otherwise must be 0.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -97,6 +101,8 @@ struct kwq_attr {
 	u32 max_backoff_keys;
 	const struct kwq_ratelimit *ratelimit;
 	u64 processing_timeout_ns;
+	bool priority;
+	u64 aging_ns;
 };
 
 /**
@@ -133,7 +139,8 @@ struct kwq_key {
  *	(>= @delay_ns); otherwise 0.
  * @flags: for @delay_ns <= 0 an enum kwq_wait_policy or 0; otherwise
  *	KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0.
- * @priority: must be 0 (reserved for priorities).
+ * @priority: on a queue made with &kwq_attr.priority, KWQ_PRIORITY_MIN
+ *	to KWQ_PRIORITY_MAX; elsewhere must be 0.
  * @payload: must be NULL (reserved for payloads).
  * @payload_len: must be 0 (reserved for payloads).
  *

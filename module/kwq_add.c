@@ -111,6 +111,8 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
 		*fresh = NULL;
 	}
 	kwq_item_activate_locked(q, it);
+	if (q->prio)
+		kwq_prio_add_locked(q, it, o->priority);
 	if (flags & KWQ_ADD_RATE_LIMITED) {
 		ret = kwq_add_limited_locked(q, it, &w->ready);
 	} else if (delay_ns > 0 && (flags & KWQ_AFTER_DEBOUNCE)) {
@@ -314,14 +316,19 @@ int kwq_add_debounced(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 EXPORT_SYMBOL_GPL(kwq_add_debounced);
 
 /*
- * The options a caller may pass (struct kwq_ioc_add's rules): a policy to
- * an add now, KWQ_AFTER_REPLACE or KWQ_AFTER_DEBOUNCE to a delayed add, a
- * max wait only to a debounced add and no shorter than its delay.
+ * The options a caller may pass to @q (struct kwq_ioc_add's rules): a
+ * priority in range on a priority queue, a policy to an add now,
+ * KWQ_AFTER_REPLACE or KWQ_AFTER_DEBOUNCE to a delayed add, a max wait
+ * only to a debounced add and no shorter than its delay. kwq.prio is
+ * constant: no lock needed.
  */
-bool kwq_add_opts_ok(const struct kwq_add_opts *o)
+bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o)
 {
-	/* Priorities and payloads are not implemented yet. */
-	if (o->priority || o->payload || o->payload_len)
+	if (q->prio ? o->priority < KWQ_PRIORITY_MIN || o->priority > KWQ_PRIORITY_MAX :
+		      o->priority)
+		return false;
+	/* Payloads are not implemented yet. */
+	if (o->payload || o->payload_len)
 		return false;
 	if (o->delay_ns <= 0)
 		return !(o->flags & ~KWQ_ADD_POLICY_MASK) && !o->max_wait_ns;
@@ -338,7 +345,10 @@ bool kwq_add_opts_ok(const struct kwq_add_opts *o)
  * @o: the options (struct kwq_add_opts); all 0 is kwq_add().
  *
  * kwq_add_policy(), kwq_add_after() or kwq_add_debounced() by @o, with
- * the rules of KWQ_IOC_ADD_EX (struct kwq_ioc_add in the uapi header).
+ * the rules of KWQ_IOC_ADD_EX (struct kwq_ioc_add in the uapi header),
+ * and on a priority queue (&kwq_attr.priority) at priority @o->priority
+ * (Documentation/kwq-priorities.rst). Every other add of a priority queue
+ * has priority 0.
  *
  * Context: process context; may sleep to allocate the key record.
  * Return: an enum kwq_add_result (>= 0); errors as kwq_add(), and
@@ -347,7 +357,7 @@ bool kwq_add_opts_ok(const struct kwq_add_opts *o)
 int kwq_add_ex(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o)
 {
 	might_sleep();
-	if (!kwq_add_opts_ok(o))
+	if (!kwq_add_opts_ok(q, o))
 		return -EINVAL;
 	return kwq_add_common(q, key, len, o, q->gfp);
 }

@@ -151,7 +151,7 @@ static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
 		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE |
-		     KWQ_FEATURE_DEBOUNCE;
+		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -166,10 +166,10 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	/* Payloads and priorities are not implemented yet. */
-	if (c.payload_max || c.pad2 || c.aging_ns)
+	/* Payloads are not implemented yet. */
+	if (c.payload_max || c.pad2)
 		return -EINVAL;
-	if ((c.flags & ~KWQ_CREATE_RATELIMIT) || (c.mode & ~0777) ||
+	if ((c.flags & ~(KWQ_CREATE_RATELIMIT | KWQ_CREATE_PRIORITY)) || (c.mode & ~0777) ||
 	    c.policy > KWQ_POLICY_STRICT || c.pad ||
 	    !kwq_is_zero(c.reserved, sizeof(c.reserved)) ||
 	    (!(c.flags & KWQ_CREATE_RATELIMIT) &&
@@ -188,6 +188,9 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 	attr.policy = c.policy;
 	attr.max_backoff_keys = c.max_backoff_keys;
 	attr.processing_timeout_ns = c.processing_timeout_ns;
+	/* kwq_create_in() checks aging_ns (-EINVAL without a priority queue). */
+	attr.priority = c.flags & KWQ_CREATE_PRIORITY;
+	attr.aging_ns = c.aging_ns;
 	if (c.flags & KWQ_CREATE_RATELIMIT)
 		attr.ratelimit = &c.ratelimit;
 
@@ -368,7 +371,7 @@ static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int 
 	o.max_wait_ns = a.max_wait_ns;
 	o.flags = a.flags;
 	o.priority = a.priority;
-	if (!kwq_add_opts_ok(&o))
+	if (!kwq_add_opts_ok(kf->q, &o))
 		return -EINVAL;
 	ret = kwq_key_from(key, a.key_ptr, a.key_len);
 	if (ret)

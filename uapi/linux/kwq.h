@@ -173,12 +173,27 @@ enum kwq_done_result {
 #define KWQ_FEATURE_SCOPE	_BITULL(8)
 /* KWQ_AFTER_DEBOUNCE, kwq_stats.debounced and .debounce_capped */
 #define KWQ_FEATURE_DEBOUNCE	_BITULL(9)
+/* KWQ_CREATE_PRIORITY, kwq_ioc_create.aging_ns, kwq_ioc_add.priority */
+#define KWQ_FEATURE_PRIORITY	_BITULL(11)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
 
 /* Flags of struct kwq_ioc_create. */
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
+#define KWQ_CREATE_PRIORITY	_BITUL(1)	/* a priority queue, see .aging_ns */
+
+/*
+ * Priorities of a queue made with KWQ_CREATE_PRIORITY (struct
+ * kwq_ioc_add.priority): a higher one is handed out first, FIFO within
+ * one; a key's priority rises by one for each aging_ns it waits ready
+ * (Documentation/kwq-priorities.rst has the rules and the bound).
+ */
+#define KWQ_PRIORITY_MIN	(-8)
+#define KWQ_PRIORITY_MAX	7
+/* kwq_ioc_create.aging_ns: 0 means this default; at most the maximum. */
+#define KWQ_AGING_DEFAULT_NS	1000000000ULL		/* 1 s */
+#define KWQ_AGING_MAX_NS	(3600ULL * 1000000000ULL)	/* 1 h */
 
 /* Most entries in one batch. */
 #define KWQ_BATCH_MAX		1024
@@ -209,7 +224,8 @@ struct kwq_ioc_version {
  * @name: NUL-terminated name, 1 to KWQ_NAME_MAX - 1 characters out of
  *	[A-Za-z0-9._-], not starting with '.'.
  * @flags: KWQ_CREATE_RATELIMIT, or 0 for client-go's default controller
- *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100).
+ *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100); and
+ *	KWQ_CREATE_PRIORITY for a priority queue.
  * @mode: permission bits (0 to 0777) checked by later opens, like SysV IPC.
  * @max_items: most keys the queue tracks at once; 0 means the module's
  *	default (module parameter max_items_per_queue), larger values are
@@ -227,7 +243,10 @@ struct kwq_ioc_version {
  *	At most KWQ_DELAY_MAX_NS.
  * @payload_max: must be 0 (reserved for payloads).
  * @pad2: must be 0.
- * @aging_ns: must be 0 (reserved for priorities).
+ * @aging_ns: with KWQ_CREATE_PRIORITY, how long a ready key waits for its
+ *	priority to count as one higher when the next key is chosen: 1 to
+ *	KWQ_AGING_MAX_NS, or 0 for KWQ_AGING_DEFAULT_NS (there is no queue
+ *	without aging). Without KWQ_CREATE_PRIORITY: must be 0.
  * @reserved: must be 0.
  *
  * @payload_max, @pad2 and @aging_ns were reserved[0..1] before issue 20.
@@ -413,13 +432,35 @@ struct kwq_ioc_get {
  *	KWQ_AFTER_DEBOUNCE at least @delay_ns, otherwise 0.
  * @payload_ptr: must be 0 (reserved for payloads).
  * @payload_len: must be 0 (reserved for payloads).
- * @priority: must be 0 (reserved for priorities).
+ * @priority: on a queue made with KWQ_CREATE_PRIORITY, the add's
+ *	priority, KWQ_PRIORITY_MIN to KWQ_PRIORITY_MAX (higher first);
+ *	elsewhere must be 0. The rules are below.
  * @result: out: enum kwq_add_result.
  * @pad: must be 0.
  * @reserved: must be 0.
  *
  * With every option 0 but the key, the same as KWQ_IOC_ADD; with a delay,
  * the same as KWQ_IOC_ADD_AFTER, with the same results and errors.
+ *
+ * Priorities (KWQ_CREATE_PRIORITY; every other add, batches included, has
+ * priority 0). A key has one priority. An add of a key that has no run
+ * pending (new, or being processed and not yet added again) gives the key
+ * the add's priority; a later add before the key is handed out can only
+ * raise it, never lower it. A queued key whose priority an add raises
+ * moves to the tail of its new priority, ready from now, if that hands it
+ * out sooner than its place (see aging); the result is KWQ_ADD_DUPLICATE
+ * either way. A waiting key is queued at its priority when its deadline
+ * comes; a key given back (lease end, processing timeout) goes to the head
+ * of its priority.
+ *
+ * A get hands out, of the first keys of each priority, the one with the
+ * least ready time minus priority times the queue's aging_ns (ties: the
+ * higher priority): FIFO within a priority, and a key that became ready
+ * at t with priority p goes before every key that becomes ready after
+ * t + (KWQ_PRIORITY_MAX - p) * aging_ns, whatever its priority, so no key
+ * starves. A key's ready time is when it was queued, or moved by a raise;
+ * a key given back takes the ready time of the key it goes before when
+ * that is earlier.
  */
 struct kwq_ioc_add {
 	__u64 key_ptr;

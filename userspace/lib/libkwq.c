@@ -78,6 +78,23 @@ int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
 	return kwq_create_ex(&c);
 }
 
+int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_items,
+			uint64_t aging_ns)
+{
+	struct kwq_ioc_create c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	ret = kwq_copy_name(c.name, name);
+	if (ret)
+		return ret;
+	c.flags = KWQ_CREATE_PRIORITY;
+	c.mode = mode;
+	c.max_items = max_items;
+	c.aging_ns = aging_ns;
+	return kwq_create_ex(&c);
+}
+
 static int kwq_open_flags(const char *name, int oflags, unsigned int flags)
 {
 	struct kwq_ioc_open o;
@@ -282,6 +299,15 @@ int kwq_add_ex(int fd, const void *key, size_t len, const struct kwq_ioc_add *op
 	a.result = 0;
 	ret = kwq_ioctl(fd, KWQ_IOC_ADD_EX, &a);
 	return ret ? ret : (int)a.result;
+}
+
+int kwq_add_priority(int fd, const void *key, size_t len, int priority)
+{
+	struct kwq_ioc_add a;
+
+	memset(&a, 0, sizeof(a));
+	a.priority = priority;
+	return kwq_add_ex(fd, key, len, &a);
 }
 
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
