@@ -72,7 +72,10 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_BATCH": FeatureBatch, "KWQ_FEATURE_RATELIMIT": FeatureRatelimit,
 		"KWQ_FEATURE_METRICS": FeatureMetrics, "KWQ_FEATURE_DONE_GET": FeatureDoneGet,
 		"KWQ_FEATURE_TICKET": FeatureTicket, "KWQ_FEATURE_SCOPE": FeatureScope,
-		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce,
+		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce, "KWQ_FEATURE_PRIORITY": FeaturePriority,
+		"KWQ_CREATE_PRIORITY": createPriority, "KWQ_PRIORITY_MIN": u64(PriorityMin),
+		"KWQ_PRIORITY_MAX": PriorityMax, "KWQ_AGING_DEFAULT_NS": AgingDefault,
+		"KWQ_AGING_MAX_NS": AgingMax,
 	}
 
 	seen := map[string]int{}
@@ -153,3 +156,7 @@ func camel(s string) string {
 	}
 	return strings.Join(parts, "")
 }
+
+// u64 is the C header's view of a negative constant (abicheck prints it as
+// unsigned long long).
+func u64(v int64) uint64 { return uint64(v) }

@@ -36,6 +36,7 @@ const (
 	limiterBucket      = 3
 
 	createRatelimit   = 1 << 0
+	createPriority    = 1 << 1
 	afterReplace      = 1 << 2
 	afterDebounce     = 1 << 3
 	drainFlushWaiting = 1 << 0
@@ -62,6 +63,18 @@ const (
 	// FeatureDebounce: AddDebounced (KWQ_AFTER_DEBOUNCE) and the
 	// Debounced and DebounceCapped counters.
 	FeatureDebounce = 1 << 9
+	// FeaturePriority: priority queues (WithPriority, AddWithPriority).
+	FeaturePriority = 1 << 11
+)
+
+// Priorities of a queue made WithPriority: higher first (AddWithPriority).
+const (
+	PriorityMin = -8
+	PriorityMax = 7
+	// AgingDefault is the aging of WithPriority(0), in ns; AgingMax the
+	// longest.
+	AgingDefault = 1000000000
+	AgingMax     = 3600 * 1000000000
 )
 
 type limiter struct {
