@@ -151,6 +151,9 @@ static const u16 mop_weight[MOP_NR] = {
 	[MOP_ADD_DEBOUNCED] = 80, [MOP_ADD_EX] = 100,
 };
 
+/* The number of priorities of a priority queue. */
+#define MPRIOS		(KWQ_PRIORITY_MAX - KWQ_PRIORITY_MIN + 1)
+
 /* Batches: up to MBATCH entries, 4 bits of key (MKEYS: an invalid key) each. */
 #define MBATCH		4
 #define MB_KEY(v, e)	((u32)((v) >> (4 * (e))) & 0xf)
@@ -385,7 +388,7 @@ static u64 m_aging(const struct mrun *r)
  */
 static u32 m_next(const struct mrun *r)
 {
-	bool seen[KWQ_PRIORITY_MAX - KWQ_PRIORITY_MIN + 1] = {};
+	bool seen[MPRIOS] = {};
 	s64 rank, best_rank = 0;
 	int best = -1;
 	u32 j;
@@ -1886,8 +1889,7 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 		else if (!r->cfg.prio && x < 30)
 			op->arg = 0;
 		else
-			op->arg = (u32)(KWQ_PRIORITY_MIN +
-					(s32)mrand_below(s, KWQ_PRIORITY_MAX - KWQ_PRIORITY_MIN + 1));
+			op->arg = (u32)(KWQ_PRIORITY_MIN + (s32)mrand_below(s, MPRIOS));
 		if (!mrand_below(s, 4))
 			op->val = MS(1 + mrand_below(s, 30));
 		break;
