@@ -53,15 +53,16 @@ static inline void step(struct fake_clock *fc, s64 ns)
 static inline struct fake_clock *fake_queue(struct kunit *test, struct kwq_attr *attr)
 {
 	struct fake_clock *fc = kunit_kzalloc(test, sizeof(*fc), GFP_KERNEL);
-	struct kwq_attr none = {};
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fc);
 	fc->base.now = fake_now;
 	fc->base.program = fake_program;
 	fc->now = ms_to_ktime(1000);
 	fc->programmed = KTIME_MAX;
+	/* Not on the stack: this is inlined into tests near KASAN's frame limit. */
 	if (!attr)
-		attr = &none;
+		attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attr);
 	attr->clock = &fc->base;
 	fc->q = kwq_create(NULL, attr);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fc->q);

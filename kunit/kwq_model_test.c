@@ -3,7 +3,8 @@
  * KUnit suite kwq_model: the queue against a reference model.
  *
  * Random sequences of every operation of the kernel API (each add and
- * policy, add-after with and without replace, debounced adds, cancel,
+ * policy, add-after with and without replace, debounced adds, adds with a
+ * priority (kwq_add_ex()) on plain and priority queues, cancel,
  * add-rate-limited,
  * forget, num-requeues, get with and without a ticket, done, requeue,
  * done-get, the three batches, shutdown, drain, destroy, clock steps that
@@ -121,20 +122,22 @@ struct mcfg {
 	u32 max_items;
 	u32 max_idle;		/* kwq_attr.max_backoff_keys */
 	struct kwq_ratelimit rl;
+	bool prio;		/* kwq_attr.priority */
+	u64 aging;		/* kwq_attr.aging_ns, 0 for the default */
 };
 
 enum mop_type {
 	MOP_ADD, MOP_ADD_ATOMIC, MOP_ADD_POLICY, MOP_ADD_AFTER, MOP_CANCEL,
 	MOP_ADD_RL, MOP_FORGET, MOP_NUM_REQUEUES, MOP_GET, MOP_DONE, MOP_REQUEUE,
 	MOP_DONE_GET, MOP_STEP, MOP_BAD_KEY, MOP_SHUTDOWN, MOP_DRAIN, MOP_ADD_BATCH,
-	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_ADD_DEBOUNCED, MOP_NR
+	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_ADD_DEBOUNCED, MOP_ADD_EX, MOP_NR
 };
 
 static const char * const mop_name[MOP_NR] = {
 	"add", "add_atomic", "add_policy", "add_after", "cancel", "add_rate_limited",
 	"forget", "num_requeues", "get", "done", "requeue", "done_get", "step",
 	"bad_key", "shutdown", "drain", "add_batch", "get_batch", "done_batch", "destroy",
-	"add_debounced",
+	"add_debounced", "add_ex",
 };
 
 /* Per mille, roughly; shutdown and drain are rare so runs live a while. */
@@ -145,8 +148,11 @@ static const u16 mop_weight[MOP_NR] = {
 	[MOP_DONE] = 120, [MOP_REQUEUE] = 40, [MOP_DONE_GET] = 30,
 	[MOP_STEP] = 100, [MOP_BAD_KEY] = 10, [MOP_SHUTDOWN] = 2, [MOP_DRAIN] = 2,
 	[MOP_ADD_BATCH] = 20, [MOP_GET_BATCH] = 20, [MOP_DONE_BATCH] = 20,
-	[MOP_ADD_DEBOUNCED] = 80,
+	[MOP_ADD_DEBOUNCED] = 80, [MOP_ADD_EX] = 100,
 };
+
+/* The number of priorities of a priority queue. */
+#define MPRIOS		(KWQ_PRIORITY_MAX - KWQ_PRIORITY_MIN + 1)
 
 /* Batches: up to MBATCH entries, 4 bits of key (MKEYS: an invalid key) each. */
 #define MBATCH		4
@@ -189,6 +195,7 @@ struct mkey {
 	u64 iseq;		/* idle: least recently active first */
 	u64 ticket;		/* processing: its ticket, 0 if not known */
 	u64 dead_ticket;	/* ticket of its last ended hand-out, 0 for none */
+	int prio;		/* priority queue: the key's priority */
 };
 
 /* Coverage: outcomes per operation, summed over a test case. */
@@ -201,6 +208,9 @@ struct mcov {
 	u64 outcome[MOP_NR][MSLOTS];
 	u64 get_eagain_shut;	/* get: -EAGAIN after shutdown (a key may return) */
 	u64 stale_enoent;	/* done/requeue of a dead ticket: -ENOENT */
+	u64 prio_moved;		/* raises that moved a queued key */
+	u64 prio_kept;		/* raises of a queued key its age already beat */
+	u64 prio_jumped;	/* gets that took a key not first in add order */
 	u64 steps;
 	struct kwq_stats sum;	/* counters of the model, summed */
 };
@@ -232,6 +242,7 @@ struct mrun {
 	u64 lat_sum, work_sum;
 	struct mbucket b[KWQ_LIMITERS_MAX];
 	u32 mutant;		/* a planted model bug, for the self-test */
+	int add_prio;		/* the priority of the add being modelled */
 	struct kwq_stats want;	/* the model's counters */
 	struct kwq_stats got;
 	u8 buf[KWQ_KEY_MAX];
@@ -353,9 +364,70 @@ static u32 m_count(const struct mrun *r, bool (*pred)(const struct mkey *k))
 #define M_WAITING(r)		m_count(r, m_waiting)
 #define M_IDLE(r)		m_count(r, m_idle)
 
+/* The position in the ready list of the first key of priority @prio, or -1. */
+static int m_level_first(const struct mrun *r, int prio)
+{
+	u32 j;
+
+	for (j = 0; j < r->nready; j++)
+		if (r->k[r->ready[j]].prio == prio)
+			return j;
+	return -1;
+}
+
+static u64 m_aging(const struct mrun *r)
+{
+	return r->cfg.aging ?: KWQ_AGING_DEFAULT_NS;
+}
+
+/*
+ * The position of the key a get takes: the head, or on a priority queue
+ * (kwq-priorities.rst) of the first keys of each priority the one with
+ * the least ready time + (KWQ_PRIORITY_MAX - priority) * aging, the
+ * higher priority on a tie.
+ */
+static u32 m_next(const struct mrun *r)
+{
+	bool seen[MPRIOS] = {};
+	s64 rank, best_rank = 0;
+	int best = -1;
+	u32 j;
+
+	if (!r->cfg.prio)
+		return 0;
+	for (j = 0; j < r->nready; j++) {
+		const struct mkey *k = &r->k[r->ready[j]];
+
+		if (seen[k->prio - KWQ_PRIORITY_MIN])
+			continue;
+		seen[k->prio - KWQ_PRIORITY_MIN] = true;
+		rank = k->readied + (s64)(KWQ_PRIORITY_MAX - k->prio) * (s64)m_aging(r);
+		if (best < 0 || rank < best_rank ||
+		    (rank == best_rank && k->prio > r->k[r->ready[best]].prio)) {
+			best = j;
+			best_rank = rank;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
+static void m_unready(struct mrun *r, u32 pos)
+{
+	memmove(&r->ready[pos], &r->ready[pos + 1], r->nready - pos - 1);
+	r->nready--;
+}
+
 static void m_push(struct mrun *r, u32 i, bool head)
 {
+	int f;
+
 	r->k[i].readied = r->now;
+	/* A key given back keeps the ready time of the key it goes before, if earlier. */
+	if (head && r->cfg.prio) {
+		f = m_level_first(r, r->k[i].prio);
+		if (f >= 0)
+			r->k[i].readied = min(r->now, r->k[r->ready[f]].readied);
+	}
 	if (head) {
 		memmove(&r->ready[1], &r->ready[0], r->nready);
 		r->ready[0] = i;
@@ -400,6 +472,44 @@ static void m_settle(struct mrun *r, u32 i)
 		;
 }
 
+/*
+ * The priority of an add (r->add_prio) on a priority queue: a key with no
+ * run pending takes it; otherwise it can only rise, and a queued key moves
+ * to the tail of its new priority, ready from now, only if that hands it
+ * out sooner.
+ */
+static void m_note(struct mrun *r, u32 i)
+{
+	struct mkey *k = &r->k[i];
+	int p = r->add_prio;
+	u32 j;
+
+	if (!r->cfg.prio)
+		return;
+	if (!k->dirty && !k->waiting) {
+		k->prio = p;
+		return;
+	}
+	if (p <= k->prio)
+		return;
+	if (!k->dirty || k->processing) {
+		k->prio = p;
+		return;
+	}
+	if (r->now - k->readied >= (s64)(p - k->prio) * (s64)m_aging(r) && r->mutant != 4) {
+		if (r->cov)
+			r->cov->prio_kept++;
+		return;
+	}
+	if (r->cov)
+		r->cov->prio_moved++;
+	for (j = 0; j < r->nready && r->ready[j] != i; j++)
+		;
+	m_unready(r, j);
+	k->prio = p;
+	m_push(r, i, false);
+}
+
 /* What every add checks first; 0 when the key has a record to work on. */
 static int m_prepare(struct mrun *r, u32 i)
 {
@@ -417,6 +527,7 @@ static int m_prepare(struct mrun *r, u32 i)
 			m_evict(r);
 	}
 	k->idle = false;
+	m_note(r, i);
 	return 0;
 }
 
@@ -670,16 +781,19 @@ static int m_forget(struct mrun *r, u32 i)
 static int m_get(struct mrun *r, u32 cap, u32 *len)
 {
 	struct mkey *k;
-	u32 i;
+	u32 i, pos;
 
 	if (!r->nready)
 		return r->shut && !M_PROCESSING(r) ? -ESHUTDOWN : -EAGAIN;
-	i = r->ready[0];
+	pos = m_next(r);
+	i = r->ready[pos];
 	*len = mkey_len[i];
 	if (mkey_len[i] > cap)
 		return -EMSGSIZE;
+	if (pos && r->cov)
+		r->cov->prio_jumped++;
 	k = &r->k[i];
-	memmove(&r->ready[0], &r->ready[1], --r->nready);
+	m_unready(r, pos);
 	k->dirty = false;
 	k->processing = true;
 	k->taken = r->now;
@@ -849,10 +963,13 @@ static int mrun_begin(struct mrun *r)
 		.max_backoff_keys = r->cfg.max_idle,
 		.ratelimit = &r->cfg.rl,
 		.clock = &r->fc.base,
+		.priority = r->cfg.prio,
+		.aging_ns = r->cfg.aging,
 	};
 	u32 l;
 
 	memset(r->k, 0, sizeof(r->k));
+	r->add_prio = 0;
 	r->nready = 0;
 	r->shut = false;
 	r->dead = false;
@@ -1135,7 +1252,7 @@ static int mget_batch(struct mrun *r, const struct mop *op, int *got)
 		e = 0;
 	} else {
 		for (e = 0; e < n; e++) {
-			head[e] = r->ready[0];
+			head[e] = r->ready[m_next(r)];
 			if (r->nready && mkey_len[head[e]] > size - off)
 				break;
 			ret = m_get(r, size - off, &len);
@@ -1193,6 +1310,16 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 	case MOP_ADD_DEBOUNCED:
 		got = kwq_add_debounced(r->q, key, len, MS(1), MS(2));
 		break;
+	case MOP_ADD_EX: {
+		/* Valid options: a destroyed queue answers -EIDRM. */
+		struct kwq_add_opts o = {
+			.priority = r->cfg.prio ? clamp_t(s32, (s32)op->arg, KWQ_PRIORITY_MIN,
+							  KWQ_PRIORITY_MAX) : 0,
+		};
+
+		got = kwq_add_ex(r->q, key, len, &o);
+		break;
+	}
 	case MOP_CANCEL:
 		got = kwq_cancel(r->q, key, len);
 		break;
@@ -1315,6 +1442,28 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		}
 		got = kwq_add_after(r->q, key, len, delay, op->arg);
 		break;
+	case MOP_ADD_EX: {
+		struct kwq_add_opts o = { .priority = (s32)op->arg, .delay_ns = delay };
+
+		if (r->cfg.prio ? o.priority < KWQ_PRIORITY_MIN || o.priority > KWQ_PRIORITY_MAX :
+				  o.priority) {
+			want = -EINVAL;
+		} else {
+			r->add_prio = o.priority;
+			if (delay <= 0) {
+				want = m_add(r, i, 0);
+			} else {
+				want = m_prepare(r, i);
+				if (!want) {
+					r->want.retries++;
+					want = m_wait(r, i, delay, false);
+				}
+			}
+			r->add_prio = 0;
+		}
+		got = kwq_add_ex(r->q, key, len, &o);
+		break;
+	}
 	case MOP_ADD_DEBOUNCED:
 		if (delay <= 0 || op->max_wait < (u64)delay) {
 			want = -EINVAL;
@@ -1344,7 +1493,7 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		got = kwq_num_requeues(r->q, key, len);
 		break;
 	case MOP_GET:
-		i = r->ready[0];
+		i = r->ready[m_next(r)];
 		want = m_get(r, op->arg, &wlen);
 		mdo_get(r, op, i, want, wlen, &got);
 		break;
@@ -1361,7 +1510,7 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		break;
 	case MOP_DONE_GET: {
 		int wdr = m_done(r, i, 0);
-		u32 glen = 0, head = r->ready[0];
+		u32 glen = 0, head = r->ready[m_next(r)];
 
 		want = wdr < 0 ? wdr : m_get(r, op->arg, &wlen);
 		memset(r->buf, 0xa5, sizeof(r->buf));
@@ -1511,6 +1660,10 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 			      "add_debounced k%u delay=%lld max_wait=%llu", op->key,
 			      (long long)delay, op->max_wait);
 		break;
+	case MOP_ADD_EX:
+		n = scnprintf(r->line, sizeof(r->line), "add_ex k%u priority=%d delay=%lld",
+			      op->key, (s32)op->arg, (long long)delay);
+		break;
 	case MOP_GET:
 		n = scnprintf(r->line, sizeof(r->line), "%s cap=%u", op->api ? "get_ticket" : "get",
 			      op->arg);
@@ -1595,6 +1748,10 @@ static void mcfg_gen(struct mcfg *c, u64 *s)
 	c->rl.count = n;	/* kind 5: no limiter */
 	if (mrand_below(s, 3) == 0)
 		c->rl.max_wait_ns = MS(2 + mrand_below(s, 39));
+	/* Drawn last: the other settings of a seed stay as they were. */
+	c->prio = mrand_below(s, 2);
+	if (c->prio)
+		c->aging = mrand_below(s, 4) ? MS(1 + mrand_below(s, 10)) : 0;
 }
 
 static void mcfg_str(char *buf, size_t n, const struct mcfg *c)
@@ -1619,7 +1776,9 @@ static void mcfg_str(char *buf, size_t n, const struct mcfg *c)
 					 x->burst);
 	}
 	if (c->rl.max_wait_ns)
-		scnprintf(buf + len, n - len, " max_wait=%llu", c->rl.max_wait_ns);
+		len += scnprintf(buf + len, n - len, " max_wait=%llu", c->rl.max_wait_ns);
+	if (c->prio)
+		scnprintf(buf + len, n - len, " priority aging=%llu", c->aging);
 }
 
 static u32 mop_weight_sum(void)
@@ -1720,6 +1879,19 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 		x = mrand_below(s, 40);
 		op->max_wait = x == 0 ? (u64)op->val - 1 : x == 1 ? U64_MAX :
 			       x < 20 ? (u64)op->val : (u64)op->val * (2 + mrand_below(s, 4));
+		break;
+	case MOP_ADD_EX:
+		/* Mostly in range; a plain queue mostly gets 0. */
+		x = mrand_below(s, 40);
+		if (x == 0)
+			op->arg = (u32)(mrand_below(s, 2) ? KWQ_PRIORITY_MAX + 1 :
+					KWQ_PRIORITY_MIN - 1);
+		else if (!r->cfg.prio && x < 30)
+			op->arg = 0;
+		else
+			op->arg = (u32)(KWQ_PRIORITY_MIN + (s32)mrand_below(s, MPRIOS));
+		if (!mrand_below(s, 4))
+			op->val = MS(1 + mrand_below(s, 30));
 		break;
 	case MOP_GET:
 	case MOP_DONE_GET:
@@ -1848,7 +2020,7 @@ static bool mseed(struct mcase *c, u64 seed, u32 mutant)
 {
 	struct mrun *r = c->r;
 	u64 s = seed;
-	char cfg[160];
+	char cfg[200];
 	u32 i, n, prefix;
 	int fail = -1;
 
@@ -1950,6 +2122,13 @@ static void mcoverage(struct kunit *test, const struct mcov *cov)
 		   adds[0], adds[1], adds[2], adds[3], adds[4], adds[5], adds[6], enospc, refused,
 		   cov->sum.fired, cov->sum.processing_expiries, cov->sum.backoff_evictions,
 		   cov->sum.tokens_returned, cov->stale_enoent, cov->get_eagain_shut);
+	kunit_info(test, "coverage: priorities: raises moved %llu, kept by age %llu, gets out of add order %llu, add_ex -EINVAL %llu",
+		   cov->prio_moved, cov->prio_kept, cov->prio_jumped,
+		   MCOV(MOP_ADD_EX, merrslot(EINVAL)));
+	KUNIT_EXPECT_GT(test, cov->prio_moved, 0);
+	KUNIT_EXPECT_GT(test, cov->prio_kept, 0);
+	KUNIT_EXPECT_GT(test, cov->prio_jumped, 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_ADD_EX, merrslot(EINVAL)), 0);
 	/* The runs must reach every outcome, or they prove less than they claim. */
 	for (s = KWQ_ADD_QUEUED; s <= KWQ_ADD_ABSORBED; s++)
 		KUNIT_EXPECT_GT_MSG(test, adds[s], 0, "add result %u never seen", s);
@@ -2064,12 +2243,13 @@ static void kwq_model_test_random(struct kunit *test)
 /*
  * The oracle can fail: with a bug planted in the model (a dedup not
  * counted, a requeue to the tail instead of the head, a debounced add
- * not held at its bound), the same runs must report a mismatch and
+ * not held at its bound, a raise that moves a key it should leave), the
+ * same runs must report a mismatch and
  * shrink it to a handful of operations.
  */
 static void kwq_model_test_oracle_can_fail(struct kunit *test)
 {
-	static const u32 mutants[] = { 1, 2, 3 };
+	static const u32 mutants[] = { 1, 2, 3, 4 };
 	struct mcase c;
 	u32 m, s;
 

@@ -85,6 +85,10 @@ struct kwq_clock {
  *	a 10/s bucket of 100).
  * @processing_timeout_ns: 0, or how long a key may stay processing before
  *	it is put back at the head of the queue (at most KWQ_DELAY_MAX_NS).
+ * @priority: a priority queue (KWQ_CREATE_PRIORITY): kwq_add_ex() takes
+ *	struct kwq_add_opts.priority.
+ * @aging_ns: with @priority, as struct kwq_ioc_create.aging_ns (0 for
+ *	KWQ_AGING_DEFAULT_NS, at most KWQ_AGING_MAX_NS); otherwise must be 0.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -97,6 +101,8 @@ struct kwq_attr {
 	u32 max_backoff_keys;
 	const struct kwq_ratelimit *ratelimit;
 	u64 processing_timeout_ns;
+	bool priority;
+	u64 aging_ns;
 };
 
 /**
@@ -125,6 +131,30 @@ struct kwq_key {
 	u64 ticket;
 };
 
+/**
+ * struct kwq_add_opts - every option of one add (kwq_add_ex())
+ * @delay_ns: <= 0: add now; otherwise add after this delay, as
+ *	kwq_add_after() (clamped to KWQ_DELAY_MAX_NS).
+ * @max_wait_ns: with KWQ_AFTER_DEBOUNCE, the bound of kwq_add_debounced()
+ *	(>= @delay_ns); otherwise 0.
+ * @flags: for @delay_ns <= 0 an enum kwq_wait_policy or 0; otherwise
+ *	KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0.
+ * @priority: on a queue made with &kwq_attr.priority, KWQ_PRIORITY_MIN
+ *	to KWQ_PRIORITY_MAX; elsewhere must be 0.
+ * @payload: must be NULL (reserved for payloads).
+ * @payload_len: must be 0 (reserved for payloads).
+ *
+ * The rules are struct kwq_ioc_add's in the uapi header.
+ */
+struct kwq_add_opts {
+	s64 delay_ns;
+	u64 max_wait_ns;
+	u32 flags;
+	s32 priority;
+	const void *payload;
+	u32 payload_len;
+};
+
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
 struct kwq *kwq_lookup(const char *name);
 void kwq_get_ref(struct kwq *q);
@@ -139,6 +169,7 @@ int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy);
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags);
 int kwq_add_debounced(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		      u64 max_wait_ns);
+int kwq_add_ex(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o);
 int kwq_cancel(struct kwq *q, const void *key, u32 len);
 int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len);
 int kwq_forget(struct kwq *q, const void *key, u32 len);

@@ -6,6 +6,7 @@
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
  *   kwq_add.c      adds (now, after a delay, rate limited), cancel, forget
  *   kwq_handout.c  get (one wait loop), done, requeue, done-and-get, leases
+ *   kwq_priority.c a priority queue's levels and the priority of an add
  *   kwq_timer.c    the waiting set, the processing timeout, the one timer
  *   kwq_wake.c     whom to wake after a change
  *   kwq_record.c   records of keys, spares, the key table's resize worker
@@ -83,14 +84,15 @@ static inline ktime_t kwq_now(struct kwq *q)
  * latency, work duration, time processing): local_clock(), the clock of
  * the scheduler's and delay accounting's durations, a TSC read where
  * ktime_get() may have to read a slow clocksource. Stamps are compared
- * with CLOCK_MONOTONIC deadlines only under a processing timeout, and
- * a test clock must drive everything: those queues stamp with kwq_now().
+ * with CLOCK_MONOTONIC deadlines only under a processing timeout, a
+ * priority queue's bound is stated in CLOCK_MONOTONIC time, and a test
+ * clock must drive everything: those queues stamp with kwq_now().
  * Across CPUs local_clock() may differ slightly; durations are clamped
  * at zero.
  */
 static inline u64 kwq_stamp_now(struct kwq *q)
 {
-	if (q->clock || q->processing_timeout)
+	if (q->clock || q->processing_timeout || q->prio)
 		return ktime_to_ns(kwq_now(q));
 	lockdep_assert_held(&q->lock);
 	if (!q->stamp_valid) {
@@ -134,6 +136,11 @@ void kwq_hist_observe(struct kwq_hist *h, u64 ns);
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head);
 int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready);
 void kwq_resize_work(struct work_struct *work);
+
+/* kwq_priority.c */
+struct kwq_prio *kwq_prio_new(u64 aging_ns, gfp_t gfp);
+void kwq_prio_head_stamp(struct kwq *q, struct kwq_item *it);
+void kwq_prio_add_locked(struct kwq *q, struct kwq_item *it, s32 priority);
 
 /* kwq_wake.c */
 bool kwq_drained_locked(const struct kwq *q);

@@ -16,9 +16,9 @@
 #include "kwq_trace.h"
 
 /*
- * Hand out the oldest ready key, stamped with a new ticket (reported in
- * @h with the queue latency, if @h is not NULL). Returns 0, -EAGAIN (may
- * wait) or error.
+ * Hand out the oldest ready key (on a priority queue, kwq_prio_next()'s),
+ * stamped with a new ticket (reported in @h with the queue latency, if @h
+ * is not NULL). Returns 0, -EAGAIN (may wait) or error.
  */
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
 		    struct kwq_handout *h)
@@ -28,7 +28,8 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 
 	if (q->dead)
 		return -EIDRM;
-	it = list_first_entry_or_null(&q->ready, struct kwq_item, ready);
+	it = q->prio ? kwq_prio_next(q->prio) :
+		       list_first_entry_or_null(&q->ready, struct kwq_item, ready);
 	if (!it)
 		return kwq_more_may_come_locked(q) ? -EAGAIN : -ESHUTDOWN;
 	*len = it->len;

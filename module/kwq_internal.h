@@ -32,6 +32,7 @@
 #include "kwq_acct.h"
 #include "kwq_item.h"
 #include "kwq_limiter.h"
+#include "kwq_priority.h"
 #include "kwq_table.h"
 
 /* Most unused small records a queue keeps for new keys (kwq.spare). */
@@ -73,6 +74,9 @@ struct kwq_lease {
  * @after: the key it gave back last, still queued, or NULL: the next goes
  *	right after it, or to the head of kwq.ready. A get that takes @after
  *	resets it to NULL (it was at the head: so were all given back before).
+ * @level_after: a priority queue's @after, one per level (kwq_prio.level):
+ *	the key of that level it gave back last, still queued, or NULL. A get
+ *	or a raise that moves it resets it.
  *
  * Protected by kwq.lock. Keys given back in several holds of the lock
  * then still reach kwq.ready in the order they were taken.
@@ -80,6 +84,7 @@ struct kwq_lease {
 struct kwq_give_back {
 	struct list_head node;
 	struct kwq_item *after;
+	struct kwq_item *level_after[KWQ_PRIO_LEVELS];
 };
 
 /**
@@ -110,7 +115,9 @@ struct kwq_hist {
  * struct kwq - a work queue
  * @lock: protects all fields below up to @registered, and every item.
  * @items: key -> struct kwq_item (kwq_table.h).
- * @ready: items to hand out, oldest first.
+ * @ready: items to hand out, oldest first; empty on a priority queue.
+ * @prio: NULL, or a priority queue's items to hand out (kwq_priority.h),
+ *	allocated at creation; its contents are under @lock.
  * @waiting: items waiting for a deadline, earliest first (ties in the
  *	order they were added).
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
@@ -208,6 +215,7 @@ struct kwq {
 	spinlock_t lock;		/* see the comment at the top */
 	struct kwq_table items;
 	struct list_head ready;
+	struct kwq_prio *prio;
 	struct timerqueue_head waiting;
 	ktime_t armed;
 	struct rb_root_cached busy;
@@ -364,8 +372,9 @@ static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 /* The steps of single-key calls, for batches (kwq_batch.c). */
 void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock);
-int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			 u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_unlocked_work *w);
+bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o);
+int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
+			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		    u64 ticket, struct kwq_unlocked_work *w);
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,

@@ -46,14 +46,16 @@ struct kwq_busy;
  *	for keys taken unleased (kwq.unleased); NULL otherwise. A lease's
  *	end gives back every key of its list before the lease goes away, so
  *	@holder never outlives it, and it visits only its own keys.
- * @hash: kwq_key_hash() of the key, computed once.
+ * @hash: kwq_table_hash() of the key (KWQ_HASH_BITS wide), computed once.
+ * @level: on a priority queue, the key's priority minus KWQ_PRIORITY_MIN
+ *	(kwq_priority.h), meaningful while the key has state; else 0.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @failures: rate-limited adds since the last forget (NumRequeues),
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * state, len and failures share one word; with one link for both the
+ * hash and level share one word, state, len and failures another; with one link for both the
  * processing keys' order and their lease's list, and the debounce bound,
  * the fixed part is 96 bytes (offsets below); records with keys up to
  * KWQ_SMALL_KEY bytes come from a slab cache of their own sized to fit
@@ -67,7 +69,8 @@ struct kwq_item {
 	u64 stamp;
 	u64 ticket;
 	struct kwq_busy *holder;
-	u32 hash;
+	u32 hash:28;
+	u32 level:4;
 	u32 state:3;
 	u32 len:10;
 	u32 failures:19;
@@ -87,6 +90,9 @@ static_assert(sizeof(struct kwq_item) == 96);
 #endif
 
 #define KWQ_FAILURES_MAX	((1U << 19) - 1)
+
+/* Bits of kwq_item.hash: enough for the largest table (KWQ_TABLE_MAX_BITS). */
+#define KWQ_HASH_BITS		28
 
 /* Keys up to this length get records from kwq_item_cache. */
 #define KWQ_SMALL_KEY		32

@@ -357,6 +357,7 @@ static void kwq_release(struct kref *ref)
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
 	kwq_records_free(q);
+	kfree(q->prio);
 	kfree(q);
 }
 
@@ -429,7 +430,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 	if (attr && (attr->policy > KWQ_POLICY_STRICT ||
-		     attr->processing_timeout_ns > KWQ_DELAY_MAX_NS))
+		     attr->processing_timeout_ns > KWQ_DELAY_MAX_NS ||
+		     attr->aging_ns > (attr->priority ? KWQ_AGING_MAX_NS : 0)))
 		goto invalid;
 	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
@@ -470,6 +472,13 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 
 	INIT_WORK(&q->resize_work, kwq_resize_work);
 	ret = kwq_acct_init(&q->acct, q->gfp, q->uid) ?: kwq_table_init(&q->items, q->gfp);
+	if (!ret && attr && attr->priority) {
+		q->prio = kwq_prio_new(attr->aging_ns, q->gfp);
+		if (!q->prio) {
+			kwq_table_destroy(&q->items, kwq_item_free);
+			ret = -ENOMEM;
+		}
+	}
 	if (ret) {
 		kwq_acct_release(&q->acct);
 		kfree(q);

@@ -344,6 +344,8 @@ void kwq_hist_observe(struct kwq_hist *h, u64 ns)
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 {
 	it->stamp = kwq_stamp_now(q);
+	if (q->prio && at_head)
+		kwq_prio_head_stamp(q, it);
 	kwq_st_queue(q, it, at_head);
 }
 

@@ -11,7 +11,9 @@
  *   spare             (off the table)   kwq.spare (via hnext)       kwq.n_spare
  *   fresh             none, 0 failures  nothing                     kwq.items.n
  *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
- *   queued            DIRTY             kwq.ready, FIFO             kwq.n_queued
+ *   queued            DIRTY             kwq.ready, FIFO (a priority kwq.n_queued
+ *                                       queue: kwq_prio.level[its
+ *                                       level], kwq_priority.h)
  *   processing        PROCESSING        its holder's list, oldest   kwq.n_processing
  *                                       first (a kwq_lease's, or    (kwq.busy_stamps)
  *                                       kwq.unleased; kwq.busy
@@ -54,7 +56,10 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE((it->state & KWQ_ITEM_WORK) && list_empty(&it->ready));
 	WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
 	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
-	WARN_ON_ONCE((q->n_queued == 0) != list_empty(&q->ready));
+	WARN_ON_ONCE((q->n_queued == 0) !=
+		     (q->prio ? !q->prio->nonempty : list_empty(&q->ready)));
+	WARN_ON_ONCE(q->prio && !!(q->prio->nonempty & BIT(it->level)) ==
+		     list_empty(&q->prio->level[it->level]));
 	WARN_ON_ONCE((q->n_processing == 0) != RB_EMPTY_ROOT(&q->busy.rb_root));
 	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
 	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->holder);
@@ -64,26 +69,77 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE(q->n_queued + q->n_processing + q->n_backoff > q->items.n);
 }
 
-/* fresh (or waiting) -> queued, at the tail or, for a key given back, the head. */
+/* The list a queued record goes on: kwq.ready, or its level's. */
+static inline struct list_head *kwq_st_ready_list(struct kwq *q, const struct kwq_item *it)
+{
+	if (!q->prio)
+		return &q->ready;
+	q->prio->nonempty |= BIT(it->level);
+	return &q->prio->level[it->level];
+}
+
+/* A record left its level's list: keep the bitmap exact. */
+static inline void kwq_st_level_left(struct kwq *q, u32 level)
+{
+	if (list_empty(&q->prio->level[level]))
+		q->prio->nonempty &= ~BIT(level);
+}
+
+/* A queued record leaves its place: give-backs in steps stop going behind it. */
+static inline void kwq_st_forget_place(struct kwq *q, const struct kwq_item *it)
+{
+	struct kwq_give_back *gb;
+
+	list_for_each_entry(gb, &q->give_backs, node) {
+		if (gb->after == it)
+			gb->after = NULL;
+		if (gb->level_after[it->level] == it)
+			gb->level_after[it->level] = NULL;
+	}
+}
+
+/*
+ * fresh (or waiting) -> queued, at the tail or, for a key given back, the
+ * head (of its level, on a priority queue).
+ */
 static inline void kwq_st_queue(struct kwq *q, struct kwq_item *it, bool at_head)
 {
+	struct list_head *head = kwq_st_ready_list(q, it);
+
 	it->state |= KWQ_ITEM_DIRTY;
 	if (at_head)
-		list_add(&it->ready, &q->ready);
+		list_add(&it->ready, head);
 	else
-		list_add_tail(&it->ready, &q->ready);
+		list_add_tail(&it->ready, head);
 	q->n_queued++;
 	kwq_st_check(q, it);
 }
 
 /*
+ * queued -> queued at the tail of level @level of a priority queue: a
+ * raise (kwq_prio_add_locked()); the caller sets the new ready time.
+ */
+static inline void kwq_st_move(struct kwq *q, struct kwq_item *it, u32 level)
+{
+	if (unlikely(!list_empty(&q->give_backs)))
+		kwq_st_forget_place(q, it);
+	list_del(&it->ready);
+	kwq_st_level_left(q, it->level);
+	it->level = level;
+	list_add_tail(&it->ready, kwq_st_ready_list(q, it));
+	kwq_st_check(q, it);
+}
+
+/*
  * queued (or waiting) -> queued right after @pos, a queued record or
- * kwq.ready itself (the head): a key given back in steps, struct
- * kwq_give_back.
+ * kwq.ready itself (the head), or on a priority queue one of its level or
+ * that level's list: a key given back in steps, struct kwq_give_back.
  */
 static inline void kwq_st_queue_after(struct kwq *q, struct kwq_item *it,
 				      struct list_head *pos)
 {
+	if (q->prio)
+		q->prio->nonempty |= BIT(it->level);
 	it->state |= KWQ_ITEM_DIRTY;
 	list_add(&it->ready, pos);
 	q->n_queued++;
@@ -122,20 +178,19 @@ static inline struct kwq_item *kwq_busy_oldest(const struct kwq *q)
  * kwq.unleased), with the queue's next ticket, stamped @stamp (kept in
  * kwq.busy_stamps). Tickets grow with every take, so each list is in
  * ticket order and a list joins kwq.busy only when this is its first
- * item. Only a take makes a record leave kwq.ready, always from the head:
+ * item. Only a take makes a record leave kwq.ready, always from the head
+ * (a priority queue's raise moves one between levels, kwq_st_move()):
  * a give-back in steps whose last key this is goes on at the head (the
  * few of kwq.give_backs, usually none).
  */
 static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
 			       struct kwq_busy *b)
 {
-	struct kwq_give_back *gb;
-
 	if (unlikely(!list_empty(&q->give_backs)))
-		list_for_each_entry(gb, &q->give_backs, node)
-			if (gb->after == it)
-				gb->after = NULL;
+		kwq_st_forget_place(q, it);
 	list_del(&it->ready);
+	if (q->prio)
+		kwq_st_level_left(q, it->level);
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	it->ticket = ++q->next_ticket;

@@ -30,6 +30,7 @@
 #define KWQ_TABLE_MIN_BITS	10
 /* The largest: 2^26 buckets (512 MiB), beyond any max_items_per_queue. */
 #define KWQ_TABLE_MAX_BITS	26
+static_assert(KWQ_TABLE_MAX_BITS <= KWQ_HASH_BITS);
 /* Old buckets visited, and keys moved, per lock hold during a resize. */
 #define KWQ_TABLE_MOVE_STEP	256
 #define KWQ_TABLE_MOVE_KEYS	64	/* KWQ_LOCK_STEP, the bound of every hold */
@@ -80,7 +81,7 @@ struct kwq_item **kwq_table_end_resize(struct kwq_table *t);
  */
 static inline u32 kwq_table_hash(const struct kwq_table *t, const u8 *key, u32 len)
 {
-	return kwq_key_hash(key, len, &t->secret);
+	return kwq_key_hash(key, len, &t->secret) & ((1U << KWQ_HASH_BITS) - 1);
 }
 
 static inline u32 kwq_table_index(u32 hash, u32 bits)

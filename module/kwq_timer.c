@@ -352,7 +352,7 @@ bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 	return dirty;
 }
 
-/* Put a processing key back at the head of the queue, unprocessed. */
+/* Put a processing key back at the head of the queue (of its level), unprocessed. */
 void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
 {
 	kwq_end_processing_locked(q, it);
@@ -363,6 +363,7 @@ void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
 void kwq_give_back_begin_locked(struct kwq *q, struct kwq_give_back *gb)
 {
 	gb->after = NULL;
+	memset(gb->level_after, 0, sizeof(gb->level_after));
 	list_add(&gb->node, &q->give_backs);
 }
 
@@ -373,6 +374,27 @@ void kwq_give_back_end_locked(struct kwq *q, struct kwq_give_back *gb)
 }
 
 /*
+ * A priority queue's kwq_give_back_at_locked(): behind the key of its
+ * level @gb gave back last, with that key's ready time, or at the head
+ * of its level, no later than the key it goes before: each level stays in
+ * ready-time order (kwq_priority.h).
+ */
+static void kwq_give_back_level_locked(struct kwq *q, struct kwq_item *it,
+				       struct kwq_give_back *gb)
+{
+	struct kwq_item *prev = gb->level_after[it->level];
+
+	if (prev) {
+		it->stamp = prev->stamp;
+		kwq_st_queue_after(q, it, &prev->ready);
+	} else {
+		kwq_prio_head_stamp(q, it);
+		kwq_st_queue_after(q, it, &q->prio->level[it->level]);
+	}
+	gb->level_after[it->level] = it;
+}
+
+/*
  * Put a processing key back, unprocessed, right behind the key @gb gave
  * back last if that one is still queued, else at the head.
  */
@@ -380,6 +402,10 @@ void kwq_give_back_at_locked(struct kwq *q, struct kwq_item *it, struct kwq_give
 {
 	kwq_end_processing_locked(q, it);
 	it->stamp = kwq_stamp_now(q);
+	if (q->prio) {
+		kwq_give_back_level_locked(q, it, gb);
+		return;
+	}
 	kwq_st_queue_after(q, it, gb->after ? &gb->after->ready : &q->ready);
 	gb->after = it;
 }

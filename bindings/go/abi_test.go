@@ -28,6 +28,7 @@ func TestABILayout(t *testing.T) {
 		"kwq_ioc_open":      reflect.TypeOf(iocOpen{}),
 		"kwq_ioc_key":       reflect.TypeOf(iocKey{}),
 		"kwq_ioc_add_after": reflect.TypeOf(iocAddAfter{}),
+		"kwq_ioc_add":       reflect.TypeOf(iocAdd{}),
 		"kwq_ioc_get":       reflect.TypeOf(iocGet{}),
 		"kwq_ioc_done_get":  reflect.TypeOf(iocDoneGet{}),
 		"kwq_batch_entry":   reflect.TypeOf(batchEntry{}),
@@ -46,7 +47,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_IOC_DONE_GET": iocDoneGetCmd, "KWQ_IOC_ADD_RATE_LIMITED": iocAddRateLimCmd,
 		"KWQ_IOC_FORGET": iocForgetCmd, "KWQ_IOC_NUM_REQUEUES": iocNumRequeuesCmd,
 		"KWQ_IOC_SHUTDOWN": iocShutdownCmd, "KWQ_IOC_DRAIN": iocDrainCmd,
-		"KWQ_IOC_STATS": iocStatsCmd,
+		"KWQ_IOC_STATS": iocStatsCmd, "KWQ_IOC_ADD_EX": iocAddExCmd,
 	}
 	consts := map[string]uint64{
 		"KWQ_ABI_VERSION": abiVersion, "KWQ_KEY_MAX": KeyMax, "KWQ_NAME_MAX": NameMax,
@@ -71,7 +72,10 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_BATCH": FeatureBatch, "KWQ_FEATURE_RATELIMIT": FeatureRatelimit,
 		"KWQ_FEATURE_METRICS": FeatureMetrics, "KWQ_FEATURE_DONE_GET": FeatureDoneGet,
 		"KWQ_FEATURE_TICKET": FeatureTicket, "KWQ_FEATURE_SCOPE": FeatureScope,
-		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce,
+		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce, "KWQ_FEATURE_PRIORITY": FeaturePriority,
+		"KWQ_CREATE_PRIORITY": createPriority, "KWQ_PRIORITY_MIN": u64(PriorityMin),
+		"KWQ_PRIORITY_MAX": PriorityMax, "KWQ_AGING_DEFAULT_NS": AgingDefault,
+		"KWQ_AGING_MAX_NS": AgingMax,
 	}
 
 	seen := map[string]int{}
@@ -152,3 +156,7 @@ func camel(s string) string {
 	}
 	return strings.Join(parts, "")
 }
+
+// u64 is the C header's view of a negative constant (abicheck prints it as
+// unsigned long long).
+func u64(v int64) uint64 { return uint64(v) }

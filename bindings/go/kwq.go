@@ -137,6 +137,7 @@ const closedBit = int64(1) << 62
 type scratch struct {
 	key   iocKey
 	after iocAddAfter
+	add   iocAdd
 	get   iocGet
 	dg    iocDoneGet
 	in    [KeyMax]byte
@@ -256,6 +257,13 @@ func (c *config) createArg(name string) (*iocCreate, error) {
 		return nil, syscall.EINVAL
 	}
 	a.ProcessingTimeoutNs = uint64(c.processingTimeout)
+	if c.priority {
+		if c.aging < 0 || c.aging > AgingMax {
+			return nil, syscall.EINVAL
+		}
+		a.Flags |= createPriority
+		a.AgingNs = uint64(c.aging)
+	}
 	if c.rl != nil {
 		if len(c.rl.Limiters) > limitersMax || c.rl.MaxWait < 0 {
 			return nil, syscall.EINVAL
@@ -470,6 +478,38 @@ func (q *Queue) AddDebounced(key string, d, maxWait time.Duration) (AddResult, e
 		return 0, q.errf("add-debounced", key, err)
 	}
 	return AddResult(s.after.Result), nil
+}
+
+// AddWithPriority adds key now at priority (PriorityMin to PriorityMax) to
+// a queue made WithPriority: a new key, or one not added since it was
+// handed out, takes the priority; a later add only raises it, and a
+// queued key moves up only if that hands it out sooner (Duplicate either
+// way). Other queues take only priority 0 (EINVAL otherwise).
+func (q *Queue) AddWithPriority(key string, priority int) (AddResult, error) {
+	return q.addEx("add-priority", key, 0, priority)
+}
+
+// AddAfterWithPriority is AddAfterWithResult (no replace) at priority:
+// the key becomes ready at its priority when d has passed.
+func (q *Queue) AddAfterWithPriority(key string, d time.Duration, priority int) (AddResult, error) {
+	return q.addEx("add-after-priority", key, d, priority)
+}
+
+func (q *Queue) addEx(op, key string, d time.Duration, priority int) (AddResult, error) {
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	if err := s.setKey(key); err != nil {
+		return 0, q.errf(op, key, err)
+	}
+	if priority < PriorityMin || priority > PriorityMax {
+		return 0, q.errf(op, key, syscall.EINVAL)
+	}
+	s.add = iocAdd{KeyPtr: ptr(s.in[:]), KeyLen: uint32(len(key)), DelayNs: int64(d),
+		Priority: int32(priority)}
+	if err := q.call(iocAddExCmd, unsafe.Pointer(&s.add)); err != nil {
+		return 0, q.errf(op, key, err)
+	}
+	return AddResult(s.add.Result), nil
 }
 
 // Cancel removes key's waiting entry, if it has one, and says so.

@@ -117,6 +117,8 @@ type config struct {
 	maxBackoffKeys    uint32
 	processingTimeout time.Duration
 	unleased          bool
+	priority          bool
+	aging             time.Duration
 }
 
 func newConfig(opts []Option) config {
@@ -157,6 +159,20 @@ func WithProcessingTimeout(d time.Duration) Option {
 // processing if it is closed or its process dies, until anyone calls Done
 // (for a key taken by one process and finished by another).
 func WithUnleasedGets() Option { return func(c *config) { c.unleased = true } }
+
+// WithPriority makes a new queue a priority queue: AddWithPriority and
+// AddAfterWithPriority hand out higher priorities (PriorityMin to
+// PriorityMax) first, FIFO within one, and a ready key rises one priority
+// per aging it waits (0: AgingDefault, 1 s; at most AgingMax), so that a
+// key of priority p ready at t goes before every key ready after
+// t + (PriorityMax - p) * aging. Every other add is priority 0.
+// Documentation/kwq-priorities.rst has the rules. Needs FeaturePriority.
+func WithPriority(aging time.Duration) Option {
+	return func(c *config) {
+		c.priority = true
+		c.aging = aging
+	}
+}
 
 // WithDevice opens another device node than /dev/kwq.
 func WithDevice(path string) Option { return func(c *config) { c.device = path } }

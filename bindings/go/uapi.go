@@ -36,6 +36,7 @@ const (
 	limiterBucket      = 3
 
 	createRatelimit   = 1 << 0
+	createPriority    = 1 << 1
 	afterReplace      = 1 << 2
 	afterDebounce     = 1 << 3
 	drainFlushWaiting = 1 << 0
@@ -62,6 +63,18 @@ const (
 	// FeatureDebounce: AddDebounced (KWQ_AFTER_DEBOUNCE) and the
 	// Debounced and DebounceCapped counters.
 	FeatureDebounce = 1 << 9
+	// FeaturePriority: priority queues (WithPriority, AddWithPriority).
+	FeaturePriority = 1 << 11
+)
+
+// Priorities of a queue made WithPriority: higher first (AddWithPriority).
+const (
+	PriorityMin = -8
+	PriorityMax = 7
+	// AgingDefault is the aging of WithPriority(0), in ns; AgingMax the
+	// longest.
+	AgingDefault = 1000000000
+	AgingMax     = 3600 * 1000000000
 )
 
 type limiter struct {
@@ -103,7 +116,10 @@ type iocCreate struct {
 	Pad                 uint32
 	Ratelimit           ratelimit
 	ProcessingTimeoutNs uint64
-	Reserved            [3]uint64
+	PayloadMax          uint32
+	Pad2                uint32
+	AgingNs             uint64
+	Reserved            [1]uint64
 }
 
 type iocOpen struct {
@@ -140,9 +156,23 @@ type iocGet struct {
 	KeyLen     uint32
 	DeadlineNs uint64
 	Flags      uint32
-	Pad        uint32
+	PayloadLen uint32
 	Ticket     uint64
-	Reserved   [1]uint64
+	PayloadPtr uint64
+}
+
+type iocAdd struct {
+	KeyPtr     uint64
+	KeyLen     uint32
+	Flags      uint32
+	DelayNs    int64
+	MaxWaitNs  uint64
+	PayloadPtr uint64
+	PayloadLen uint32
+	Priority   int32
+	Result     uint32
+	Pad        uint32
+	Reserved   [2]uint64
 }
 
 type iocDoneGet struct {
@@ -257,6 +287,7 @@ var (
 	iocGetBatchCmd    = ioc(iocRead|iocWrite, 0x19, sizeofIocBatch)
 	iocDoneBatchCmd   = ioc(iocRead|iocWrite, 0x1a, sizeofIocBatch)
 	iocDoneGetCmd     = ioc(iocRead|iocWrite, 0x1b, sizeofIocDoneGet)
+	iocAddExCmd       = ioc(iocRead|iocWrite, 0x1c, sizeofIocAdd)
 	iocShutdownCmd    = ioc(iocNone, 0x20, 0)
 	iocDrainCmd       = ioc(iocWrite, 0x21, sizeofIocDrain)
 	iocStatsCmd       = ioc(iocRead|iocWrite, 0x30, sizeofStats)
@@ -272,6 +303,7 @@ const (
 	sizeofIocAddAfter = unsafe.Sizeof(iocAddAfter{})
 	sizeofIocBatch    = unsafe.Sizeof(iocBatch{})
 	sizeofIocDoneGet  = unsafe.Sizeof(iocDoneGet{})
+	sizeofIocAdd      = unsafe.Sizeof(iocAdd{})
 	sizeofIocDrain    = unsafe.Sizeof(iocDrain{})
 	sizeofStats       = unsafe.Sizeof(rawStats{})
 )

@@ -77,6 +77,22 @@ t1=$(cut -d' ' -f1 /proc/uptime)
 echo "(the blocking get returned $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s later)"
 run kwqctl len demo
 
+say "Priorities: higher first, FIFO within one, and a low key ages (one level per 100 ms)"
+run kwqctl create prio --priorities --aging 100
+run kwqctl add prio ns/resync --priority -8
+run kwqctl add prio ns/a ns/b
+run kwqctl add prio ns/urgent --priority 7
+run kwqctl add prio ns/b --priority 3
+run kwqctl get prio --done
+run kwqctl get prio --done
+echo '$ sleep 2     # after 15 levels x 100 ms, ns/resync goes before any key added from now on'
+sleep 2
+run kwqctl add prio ns/new --priority 7
+run kwqctl get prio --done
+run kwqctl get prio --done
+run kwqctl get prio --done
+run kwqctl destroy prio
+
 say "Leases: a worker killed while holding a key does not lose it"
 run kwqctl add demo ns/payment
 echo '$ kwqctl get demo --hold 60 &     # a worker takes the key, then hangs'

@@ -173,12 +173,27 @@ enum kwq_done_result {
 #define KWQ_FEATURE_SCOPE	_BITULL(8)
 /* KWQ_AFTER_DEBOUNCE, kwq_stats.debounced and .debounce_capped */
 #define KWQ_FEATURE_DEBOUNCE	_BITULL(9)
+/* KWQ_CREATE_PRIORITY, kwq_ioc_create.aging_ns, kwq_ioc_add.priority */
+#define KWQ_FEATURE_PRIORITY	_BITULL(11)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
 
 /* Flags of struct kwq_ioc_create. */
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
+#define KWQ_CREATE_PRIORITY	_BITUL(1)	/* a priority queue, see .aging_ns */
+
+/*
+ * Priorities of a queue made with KWQ_CREATE_PRIORITY (struct
+ * kwq_ioc_add.priority): a higher one is handed out first, FIFO within
+ * one; a key's priority rises by one for each aging_ns it waits ready
+ * (Documentation/kwq-priorities.rst has the rules and the bound).
+ */
+#define KWQ_PRIORITY_MIN	(-8)
+#define KWQ_PRIORITY_MAX	7
+/* kwq_ioc_create.aging_ns: 0 means this default; at most the maximum. */
+#define KWQ_AGING_DEFAULT_NS	1000000000ULL		/* 1 s */
+#define KWQ_AGING_MAX_NS	(3600ULL * 1000000000ULL)	/* 1 h */
 
 /* Most entries in one batch. */
 #define KWQ_BATCH_MAX		1024
@@ -209,7 +224,8 @@ struct kwq_ioc_version {
  * @name: NUL-terminated name, 1 to KWQ_NAME_MAX - 1 characters out of
  *	[A-Za-z0-9._-], not starting with '.'.
  * @flags: KWQ_CREATE_RATELIMIT, or 0 for client-go's default controller
- *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100).
+ *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100); and
+ *	KWQ_CREATE_PRIORITY for a priority queue.
  * @mode: permission bits (0 to 0777) checked by later opens, like SysV IPC.
  * @max_items: most keys the queue tracks at once; 0 means the module's
  *	default (module parameter max_items_per_queue), larger values are
@@ -225,7 +241,15 @@ struct kwq_ioc_version {
  *	not done by then is put back at the head of the queue (its worker's
  *	later done gets -ENOENT), counted in kwq_stats.processing_expiries.
  *	At most KWQ_DELAY_MAX_NS.
+ * @payload_max: must be 0 (reserved for payloads).
+ * @pad2: must be 0.
+ * @aging_ns: with KWQ_CREATE_PRIORITY, how long a ready key waits for its
+ *	priority to count as one higher when the next key is chosen: 1 to
+ *	KWQ_AGING_MAX_NS, or 0 for KWQ_AGING_DEFAULT_NS (there is no queue
+ *	without aging). Without KWQ_CREATE_PRIORITY: must be 0.
  * @reserved: must be 0.
+ *
+ * @payload_max, @pad2 and @aging_ns were reserved[0..1] before issue 20.
  */
 struct kwq_ioc_create {
 	__u8 name[KWQ_NAME_MAX];
@@ -237,7 +261,10 @@ struct kwq_ioc_create {
 	__u32 pad;
 	struct kwq_ratelimit ratelimit;
 	__u64 processing_timeout_ns;
-	__u64 reserved[3];
+	__u32 payload_max;
+	__u32 pad2;
+	__u64 aging_ns;
+	__u64 reserved[1];
 };
 
 /**
@@ -363,10 +390,12 @@ struct kwq_ioc_add_after {
  *	file: only this file (or the kernel) may call done for it, and if the
  *	file is closed first the key goes back to the head of the queue. An
  *	unleased key stays processing until anyone calls done.
- * @pad: must be 0.
+ * @payload_len: must be 0 (reserved for payloads).
+ * @pad: the name of @payload_len before issue 20, kept for old sources.
  * @ticket: out: the hand-out's ticket, nonzero and never given to another
  *	hand-out of the queue; pass it to done (struct kwq_ioc_key.ticket).
- * @reserved: must be 0.
+ * @payload_ptr: must be 0 (reserved for payloads).
+ * @reserved: the name of @payload_ptr before issue 20, kept for old sources.
  *
  * A key buffer, @key_len or @ticket that cannot be written fails the call
  * with -EFAULT before a key is taken: nothing changes, counters included.
@@ -380,9 +409,71 @@ struct kwq_ioc_get {
 	__u32 key_len;
 	__u64 deadline_ns;
 	__u32 flags;
-	__u32 pad;
+	union {
+		__u32 payload_len;
+		__u32 pad;		/* the name before issue 20 */
+	};
 	__u64 ticket;
-	__u64 reserved[1];
+	union {
+		__u64 payload_ptr;
+		__u64 reserved[1];	/* the name before issue 20 */
+	};
+};
+
+/**
+ * struct kwq_ioc_add - one add with every option (KWQ_IOC_ADD_EX)
+ * @key_ptr: user address of the key bytes.
+ * @key_len: key length, 1 to KWQ_KEY_MAX.
+ * @flags: as struct kwq_ioc_add_after.flags: for @delay_ns > 0,
+ *	KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0; for @delay_ns <= 0, a
+ *	policy (enum kwq_wait_policy) or 0. Anything else is -EINVAL.
+ * @delay_ns: as struct kwq_ioc_add_after.delay_ns; <= 0 adds now.
+ * @max_wait_ns: as struct kwq_ioc_add_after.max_wait_ns: with
+ *	KWQ_AFTER_DEBOUNCE at least @delay_ns, otherwise 0.
+ * @payload_ptr: must be 0 (reserved for payloads).
+ * @payload_len: must be 0 (reserved for payloads).
+ * @priority: on a queue made with KWQ_CREATE_PRIORITY, the add's
+ *	priority, KWQ_PRIORITY_MIN to KWQ_PRIORITY_MAX (higher first);
+ *	elsewhere must be 0. The rules are below.
+ * @result: out: enum kwq_add_result.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ *
+ * With every option 0 but the key, the same as KWQ_IOC_ADD; with a delay,
+ * the same as KWQ_IOC_ADD_AFTER, with the same results and errors.
+ *
+ * Priorities (KWQ_CREATE_PRIORITY; every other add, batches included, has
+ * priority 0). A key has one priority. An add of a key that has no run
+ * pending (new, or being processed and not yet added again) gives the key
+ * the add's priority; a later add before the key is handed out can only
+ * raise it, never lower it. A queued key whose priority an add raises
+ * moves to the tail of its new priority, ready from now, if that hands it
+ * out sooner than its place (see aging); the result is KWQ_ADD_DUPLICATE
+ * either way. A waiting key is queued at its priority when its deadline
+ * comes; a key given back (lease end, processing timeout) goes to the head
+ * of its priority.
+ *
+ * A get hands out, of the first keys of each priority, the one with the
+ * least ready time minus priority times the queue's aging_ns (ties: the
+ * higher priority): FIFO within a priority, and a key that became ready
+ * at t with priority p goes before every key that becomes ready after
+ * t + (KWQ_PRIORITY_MAX - p) * aging_ns, whatever its priority, so no key
+ * starves. A key's ready time is when it was queued, or moved by a raise;
+ * a key given back takes the ready time of the key it goes before when
+ * that is earlier.
+ */
+struct kwq_ioc_add {
+	__u64 key_ptr;
+	__u32 key_len;
+	__u32 flags;
+	__s64 delay_ns;
+	__u64 max_wait_ns;
+	__u64 payload_ptr;
+	__u32 payload_len;
+	__s32 priority;
+	__u32 result;
+	__u32 pad;
+	__u64 reserved[2];
 };
 
 /**
@@ -620,6 +711,7 @@ struct kwq_stats {
 #define KWQ_IOC_GET_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x19, struct kwq_ioc_batch)
 #define KWQ_IOC_DONE_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x1a, struct kwq_ioc_batch)
 #define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x1b, struct kwq_ioc_done_get)
+#define KWQ_IOC_ADD_EX		_IOWR(KWQ_IOC_MAGIC, 0x1c, struct kwq_ioc_add)
 #define KWQ_IOC_ADD_RATE_LIMITED _IOWR(KWQ_IOC_MAGIC, 0x15, struct kwq_ioc_key)
 #define KWQ_IOC_FORGET		_IOWR(KWQ_IOC_MAGIC, 0x16, struct kwq_ioc_key)
 #define KWQ_IOC_NUM_REQUEUES	_IOWR(KWQ_IOC_MAGIC, 0x17, struct kwq_ioc_key)

@@ -31,14 +31,20 @@ static const char usage_text[] =
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
+"              [--priorities [--aging MS]]\n"
 "                               make a named queue (mode default 0600,\n"
 "                               policy for adds of waiting keys: promote;\n"
-"                               keys not done within MS go back to the queue)\n"
+"                               keys not done within MS go back to the queue;\n"
+"                               --priorities: a priority queue whose ready\n"
+"                               keys rise one priority per --aging MS,\n"
+"                               default 1000)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
-"  add NAME KEY... [--policy P] add keys (one system call per 1024), print\n"
+"  add NAME KEY... [--policy P] [--priority N]\n"
+"                               add keys (one system call per 1024), print\n"
 "                               what happened to each\n"
-"                               (P: keep, promote, strict)\n"
-"  add-after NAME MS KEY... [--replace | --debounce MAX_MS]\n"
+"                               (P: keep, promote, strict; N: -8 to 7, on a\n"
+"                               queue made with --priorities, one call each)\n"
+"  add-after NAME MS KEY... [--replace | --debounce MAX_MS] [--priority N]\n"
 "                               add keys once MS milliseconds have passed\n"
 "                               (--debounce: once a key has had no debounced\n"
 "                               add for MS ms, at most MAX_MS ms after the\n"
@@ -114,6 +120,10 @@ struct opts {
 	long hold_s;
 	long processing_timeout_ms;
 	int json;
+	int priorities;		/* create: KWQ_CREATE_PRIORITY */
+	long aging_ms;		/* create: aging_ns / 1e6, 0 for the default */
+	int has_priority;	/* add, add-after: --priority given */
+	long priority;
 };
 
 /* Set by a --json before the command. */
@@ -149,6 +159,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "processing-timeout", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "priorities", no_argument, NULL, 'Q' },
+		{ "aging", required_argument, NULL, 'A' },
+		{ "priority", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,9 +178,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->hold_s = -1;
 	o->processing_timeout_ms = 0;
 	o->json = json_global;
+	o->priorities = 0;
+	o->aging_ms = 0;
+	o->has_priority = 0;
+	o->priority = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'Q':
+			o->priorities = 1;
+			break;
+		case 'A':
+			if (parse_long(optarg, &o->aging_ms) || o->aging_ms < 1 ||
+			    (uint64_t)o->aging_ms > KWQ_AGING_MAX_NS / 1000000)
+				return -EINVAL;
+			break;
+		case 'R':
+			if (parse_long(optarg, &o->priority) || o->priority < KWQ_PRIORITY_MIN ||
+			    o->priority > KWQ_PRIORITY_MAX)
+				return -EINVAL;
+			o->has_priority = 1;
+			break;
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
 				return -EINVAL;
@@ -315,16 +346,39 @@ static int cmd_list(int json)
 	return 0;
 }
 
+/* One KWQ_IOC_ADD_EX: the add (now, or after @delay_ms >= 0) at o->priority. */
+static int add_with_priority(int fd, const char *key, long delay_ms, const struct opts *o)
+{
+	struct kwq_ioc_add a;
+
+	memset(&a, 0, sizeof(a));
+	a.priority = (int32_t)o->priority;
+	if (delay_ms < 0) {
+		a.flags = o->policy;
+	} else {
+		a.delay_ns = delay_ms * 1000000LL;
+		if (o->debounce_ms >= 0) {
+			a.flags = KWQ_AFTER_DEBOUNCE;
+			a.max_wait_ns = (uint64_t)o->debounce_ms * 1000000ULL;
+		} else if (o->replace) {
+			a.flags = KWQ_AFTER_REPLACE;
+		}
+	}
+	return kwq_add_ex(fd, key, strlen(key), &a);
+}
+
 static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_ms,
 		   const struct opts *o)
 {
 	int i, ret, status = 0;
 
-	if (delay_ms < 0 && nkeys > 1)
+	if (delay_ms < 0 && nkeys > 1 && !o->has_priority)
 		return cmd_add_batch(fd, name, nkeys, keys, o);
 
 	for (i = 0; i < nkeys; i++) {
-		if (delay_ms < 0)
+		if (o->has_priority)
+			ret = add_with_priority(fd, keys[i], delay_ms, o);
+		else if (delay_ms < 0)
 			ret = kwq_add_policy(fd, keys[i], strlen(keys[i]), o->policy);
 		else if (o->debounce_ms >= 0)
 			ret = kwq_add_debounced(fd, keys[i], strlen(keys[i]), delay_ms * 1000000LL,
@@ -533,6 +587,11 @@ int main(int argc, char **argv)
 		c.max_items = (unsigned int)o.max_items;
 		c.policy = o.policy;
 		c.processing_timeout_ns = (uint64_t)o.processing_timeout_ms * 1000000;
+		if (o.aging_ms && !o.priorities)
+			return usage();
+		if (o.priorities)
+			c.flags |= KWQ_CREATE_PRIORITY;
+		c.aging_ns = (uint64_t)o.aging_ms * 1000000;
 		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);

@@ -78,6 +78,23 @@ int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
 	return kwq_create_ex(&c);
 }
 
+int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_items,
+			uint64_t aging_ns)
+{
+	struct kwq_ioc_create c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	ret = kwq_copy_name(c.name, name);
+	if (ret)
+		return ret;
+	c.flags = KWQ_CREATE_PRIORITY;
+	c.mode = mode;
+	c.max_items = max_items;
+	c.aging_ns = aging_ns;
+	return kwq_create_ex(&c);
+}
+
 static int kwq_open_flags(const char *name, int oflags, unsigned int flags)
 {
 	struct kwq_ioc_open o;
@@ -264,6 +281,33 @@ int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
 		      uint64_t max_wait_ns)
 {
 	return kwq_after_op(fd, key, len, delay_ns, KWQ_AFTER_DEBOUNCE, max_wait_ns);
+}
+
+int kwq_add_ex(int fd, const void *key, size_t len, const struct kwq_ioc_add *opts)
+{
+	struct kwq_ioc_add a;
+	int ret;
+
+	if (len > KWQ_KEY_MAX)
+		return -EINVAL;
+	if (opts)
+		a = *opts;
+	else
+		memset(&a, 0, sizeof(a));
+	a.key_ptr = (uintptr_t)key;
+	a.key_len = (uint32_t)len;
+	a.result = 0;
+	ret = kwq_ioctl(fd, KWQ_IOC_ADD_EX, &a);
+	return ret ? ret : (int)a.result;
+}
+
+int kwq_add_priority(int fd, const void *key, size_t len, int priority)
+{
+	struct kwq_ioc_add a;
+
+	memset(&a, 0, sizeof(a));
+	a.priority = priority;
+	return kwq_add_ex(fd, key, len, &a);
 }
 
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)

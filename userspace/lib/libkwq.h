@@ -24,6 +24,10 @@ extern "C" {
 int kwq_create(const char *name, unsigned int mode, unsigned int max_items);
 /* The same with every creation setting (see struct kwq_ioc_create). */
 int kwq_create_ex(const struct kwq_ioc_create *c);
+/* Create a priority queue (KWQ_CREATE_PRIORITY): a ready key's priority
+ * rises by one per @aging_ns it waits (0: KWQ_AGING_DEFAULT_NS). */
+int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_items,
+			uint64_t aging_ns);
 /* Open an existing queue. @oflags: O_RDONLY (consume), O_WRONLY
  * (produce) or O_RDWR, optionally O_NONBLOCK. Returns a fd. */
 int kwq_open(const char *name, int oflags);
@@ -47,6 +51,15 @@ int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigne
  * give -EINVAL). Returns an enum kwq_add_result (>= 0). */
 int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
 		      uint64_t max_wait_ns);
+/* One add with every option of struct kwq_ioc_add (KWQ_IOC_ADD_EX): the
+ * key is @key and @len, the rest comes from *@opts (NULL: all 0, a plain
+ * add); opts->key_ptr, key_len and result are ignored. Returns an enum
+ * kwq_add_result (>= 0). Modules without KWQ_IOC_ADD_EX give -ENOTTY. */
+int kwq_add_ex(int fd, const void *key, size_t len, const struct kwq_ioc_add *opts);
+/* Add at @priority (KWQ_PRIORITY_MIN..KWQ_PRIORITY_MAX, higher first) to
+ * a priority queue (kwq_create_priority()); other queues take only 0.
+ * Returns an enum kwq_add_result (>= 0). */
+int kwq_add_priority(int fd, const void *key, size_t len, int priority);
 /* Remove the key's waiting entry: 1 if there was one, 0 if not. */
 int kwq_cancel(int fd, const void *key, size_t len);
 /* Add after the delay the queue's limiter gives (client-go AddRateLimited). */

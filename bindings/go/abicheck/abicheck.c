@@ -34,7 +34,8 @@ int main(void)
 	F(kwq_ioc_create, max_items); F(kwq_ioc_create, policy);
 	F(kwq_ioc_create, max_backoff_keys); F(kwq_ioc_create, pad);
 	F(kwq_ioc_create, ratelimit); F(kwq_ioc_create, processing_timeout_ns);
-	F(kwq_ioc_create, reserved);
+	F(kwq_ioc_create, payload_max); F(kwq_ioc_create, pad2);
+	F(kwq_ioc_create, aging_ns); F(kwq_ioc_create, reserved);
 	S(kwq_ioc_open);
 	F(kwq_ioc_open, name); F(kwq_ioc_open, flags); F(kwq_ioc_open, pad);
 	F(kwq_ioc_open, reserved);
@@ -49,8 +50,13 @@ int main(void)
 	F(kwq_ioc_add_after, max_wait_ns); F(kwq_ioc_add_after, reserved);
 	S(kwq_ioc_get);
 	F(kwq_ioc_get, key_ptr); F(kwq_ioc_get, key_cap); F(kwq_ioc_get, key_len);
-	F(kwq_ioc_get, deadline_ns); F(kwq_ioc_get, flags); F(kwq_ioc_get, pad);
-	F(kwq_ioc_get, ticket); F(kwq_ioc_get, reserved);
+	F(kwq_ioc_get, deadline_ns); F(kwq_ioc_get, flags); F(kwq_ioc_get, payload_len);
+	F(kwq_ioc_get, ticket); F(kwq_ioc_get, payload_ptr);
+	S(kwq_ioc_add);
+	F(kwq_ioc_add, key_ptr); F(kwq_ioc_add, key_len); F(kwq_ioc_add, flags);
+	F(kwq_ioc_add, delay_ns); F(kwq_ioc_add, max_wait_ns); F(kwq_ioc_add, payload_ptr);
+	F(kwq_ioc_add, payload_len); F(kwq_ioc_add, priority); F(kwq_ioc_add, result);
+	F(kwq_ioc_add, pad); F(kwq_ioc_add, reserved);
 	S(kwq_ioc_done_get);
 	F(kwq_ioc_done_get, done_ptr); F(kwq_ioc_done_get, done_len);
 	F(kwq_ioc_done_get, done_result); F(kwq_ioc_done_get, key_ptr);
@@ -88,7 +94,7 @@ int main(void)
 	I(KWQ_IOC_VERSION); I(KWQ_IOC_CREATE); I(KWQ_IOC_OPEN); I(KWQ_IOC_DESTROY);
 	I(KWQ_IOC_LIST); I(KWQ_IOC_ADD); I(KWQ_IOC_GET); I(KWQ_IOC_DONE);
 	I(KWQ_IOC_ADD_AFTER); I(KWQ_IOC_CANCEL); I(KWQ_IOC_ADD_BATCH);
-	I(KWQ_IOC_GET_BATCH); I(KWQ_IOC_DONE_BATCH); I(KWQ_IOC_DONE_GET);
+	I(KWQ_IOC_GET_BATCH); I(KWQ_IOC_DONE_BATCH); I(KWQ_IOC_DONE_GET); I(KWQ_IOC_ADD_EX);
 	I(KWQ_IOC_ADD_RATE_LIMITED); I(KWQ_IOC_FORGET); I(KWQ_IOC_NUM_REQUEUES);
 	I(KWQ_IOC_SHUTDOWN); I(KWQ_IOC_DRAIN); I(KWQ_IOC_STATS);
 
@@ -96,7 +102,9 @@ int main(void)
 	C(KWQ_DELAY_MAX_NS); C(KWQ_DEADLINE_NOWAIT); C(KWQ_DEADLINE_FOREVER);
 	C(KWQ_LIMITERS_MAX); C(KWQ_RATE_INF); C(KWQ_STATS_BUCKETS);
 	C(KWQ_LIMITER_EXPONENTIAL); C(KWQ_LIMITER_FAST_SLOW); C(KWQ_LIMITER_BUCKET);
-	C(KWQ_CREATE_RATELIMIT); C(KWQ_AFTER_REPLACE); C(KWQ_AFTER_DEBOUNCE);
+	C(KWQ_CREATE_RATELIMIT); C(KWQ_CREATE_PRIORITY); C(KWQ_AFTER_REPLACE);
+	C(KWQ_AFTER_DEBOUNCE); C(KWQ_PRIORITY_MIN); C(KWQ_PRIORITY_MAX);
+	C(KWQ_AGING_DEFAULT_NS); C(KWQ_AGING_MAX_NS);
 	C(KWQ_DRAIN_FLUSH_WAITING);
 	C(KWQ_GET_UNLEASED); C(KWQ_DONE_NOT_RUN); C(KWQ_STATE_SHUTTING_DOWN);
 	C(KWQ_STATE_DRAINING); C(KWQ_STATE_DESTROYED);
@@ -107,5 +115,6 @@ int main(void)
 	C(KWQ_FEATURE_CORE); C(KWQ_FEATURE_DELAY); C(KWQ_FEATURE_LEASE); C(KWQ_FEATURE_BATCH);
 	C(KWQ_FEATURE_RATELIMIT); C(KWQ_FEATURE_METRICS); C(KWQ_FEATURE_DONE_GET);
 	C(KWQ_FEATURE_TICKET); C(KWQ_FEATURE_SCOPE); C(KWQ_FEATURE_DEBOUNCE);
+	C(KWQ_FEATURE_PRIORITY);
 	return 0;
 }
