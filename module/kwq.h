@@ -85,6 +85,9 @@ struct kwq_clock {
  *	a 10/s bucket of 100).
  * @processing_timeout_ns: 0, or how long a key may stay processing before
  *	it is put back at the head of the queue (at most KWQ_DELAY_MAX_NS).
+ * @payload_max: 0, or the longest payload an add may carry, in bytes, at
+ *	most the module parameter max_payload (-EINVAL otherwise); see
+ *	kwq_get_payload() and Documentation/kwq-payloads.rst.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -97,6 +100,7 @@ struct kwq_attr {
 	u32 max_backoff_keys;
 	const struct kwq_ratelimit *ratelimit;
 	u64 processing_timeout_ns;
+	u32 payload_max;
 };
 
 /**
@@ -147,6 +151,8 @@ void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
 		   ktime_t deadline);
+int kwq_get_payload(struct kwq *q, void *buf, u32 cap, u32 *len, void *pbuf, u32 pcap,
+		    u32 *plen, u64 *ticket, ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);
 int kwq_done_ticket(struct kwq *q, const void *key, u32 len, u64 ticket);
 int kwq_requeue_ticket(struct kwq *q, const void *key, u32 len, u64 ticket);

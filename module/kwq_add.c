@@ -141,7 +141,7 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 
 		kwq_unlock(q);
 		kwq_lookup_key_init(&k, q, key, len);
-		fresh = kwq_item_new(&k, gfp);
+		fresh = kwq_item_new(q, &k, gfp);
 		kwq_lock(q);
 		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, max_wait_ns, flags, gfp,
 					     &fresh, w) : -ENOMEM;
@@ -317,7 +317,7 @@ static int kwq_with_key(struct kwq *q, const void *key, u32 len,
 	kwq_lock(q);
 	ret = q->dead ? -EIDRM : op(q, kwq_find_locked(q, key, len), &stale);
 	kwq_unlock(q);
-	kwq_free_stale(&stale);
+	kwq_free_stale(q, &stale);
 	return ret;
 }
 

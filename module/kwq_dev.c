@@ -387,7 +387,7 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret, done_result = -1;
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	u32 len = 0;
 
 	cap = min_t(u32, cap, KWQ_KEY_MAX);

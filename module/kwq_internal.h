@@ -87,10 +87,27 @@ struct kwq_give_back {
  * @ticket: the hand-out's ticket (kwq_item.ticket).
  * @latency_ns: the queue latency the get recorded, so that a key that
  *	cannot be delivered goes back with its own (kwq_undeliverable()).
+ * @payload_cap: in, with @payload_want: the size of the caller's payload
+ *	buffer; a longer payload fails the get with -EMSGSIZE, the key
+ *	left queued.
+ * @payload_want: in: the caller copies the payload out: the get sets
+ *	@payload. Without it the key is handed out and only @payload_len
+ *	is reported.
+ * @payload_len: out: the key's payload length, 0 for none (also on
+ *	-EMSGSIZE).
+ * @payload: out: a reference to the key's payload, or NULL; the caller
+ *	copies it once unlocked and drops it with kwq_payload_put().
+ *
+ * Declare one zeroed (``= {}``): a get that does not ask for the payload
+ * leaves it with the key's record.
  */
 struct kwq_handout {
 	u64 ticket;
 	u64 latency_ns;
+	u32 payload_cap;
+	bool payload_want;
+	u32 payload_len;
+	struct kwq_payload *payload;
 };
 
 /* Histogram buckets: upper bounds 10 ns .. 10 s by factors of 10, then +Inf. */
@@ -157,6 +174,10 @@ struct kwq_hist {
  * @debounced: counter, see struct kwq_stats.
  * @debounce_capped: counter, see struct kwq_stats.
  * @processing_timeout: 0, or ns a key may stay processing.
+ * @payload_max: 0, or the longest payload an add may carry (kwq_payload.h);
+ *	constant after creation.
+ * @payloads_replaced: counter, see struct kwq_stats.
+ * @payload_bytes: payload bytes the records hold, see struct kwq_stats.
  * @now: the time read by the current holder of @lock (kwq_now()).
  * @stamp_now: the stamp clock read by the current holder of @lock
  *	(kwq_stamp_now()).
@@ -247,6 +268,9 @@ struct kwq {
 	u64 debounced;
 	u64 debounce_capped;
 	u64 processing_timeout;
+	u32 payload_max;
+	u64 payloads_replaced;
+	u64 payload_bytes;
 	ktime_t now;
 	u64 stamp_now;
 	bool now_valid;
@@ -286,6 +310,7 @@ struct kwq {
 };
 
 /* Module parameters (kwq_main.c). */
+extern unsigned int kwq_max_payload;
 extern unsigned int kwq_max_queues;
 extern unsigned int kwq_max_queues_per_user;
 extern unsigned int kwq_max_items_per_queue;

@@ -141,7 +141,7 @@ EXPORT_SYMBOL_GPL(kwq_pool_stopping);
 static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 {
 	struct kwq_pool *pool = w->pool;
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	int ret;
 
 	ret = kwq_get_wait(pool->q, w->key, KWQ_KEY_MAX, len, KWQ_FOREVER, NULL, &h,

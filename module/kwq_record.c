@@ -20,6 +20,7 @@
 #include "kwq_core.h"
 #include "kwq_state.h"
 #include "kwq_key.h"
+#include "kwq_payload.h"
 
 /*
  * Keys are hashed once per call (kwq_table_hash(), with the queue's own
@@ -64,9 +65,16 @@ struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 
 static struct kmem_cache *kwq_item_cache;
 
-static size_t kwq_item_alloc_size(u32 key_len)
+/* @tail: bytes past the fixed part, kwq_rec_tail(). */
+static size_t kwq_item_alloc_size(u32 tail)
 {
-	return struct_size((struct kwq_item *)NULL, key, key_len);
+	return struct_size((struct kwq_item *)NULL, key, tail);
+}
+
+/* Whether the queue's records carry a payload pointer. */
+static inline bool kwq_payloads(const struct kwq *q)
+{
+	return q->payload_max;
 }
 
 /**
@@ -113,21 +121,47 @@ void kwq_core_exit(void)
  */
 size_t kwq_item_bytes(u32 key_len)
 {
-	if (key_len <= KWQ_SMALL_KEY)
-		return kmem_cache_size(kwq_item_cache);
-	return kmalloc_size_roundup(kwq_item_alloc_size(key_len));
+	return kwq_rec_bytes(false, key_len);
 }
 EXPORT_SYMBOL_GPL(kwq_item_bytes);
 
-void kwq_item_free(struct kwq_item *it)
+/* kwq_item_bytes() of a record of a queue with (@payloads) or without payloads. */
+size_t kwq_rec_bytes(bool payloads, u32 key_len)
 {
-	if (it->len <= KWQ_SMALL_KEY)
+	u32 tail = kwq_rec_tail(payloads, key_len);
+
+	if (tail <= KWQ_SMALL_KEY)
+		return kmem_cache_size(kwq_item_cache);
+	return kmalloc_size_roundup(kwq_item_alloc_size(tail));
+}
+
+static void kwq_rec_free(struct kwq_item *it, bool payloads)
+{
+	if (kwq_rec_tail(payloads, it->len) <= KWQ_SMALL_KEY)
 		kmem_cache_free(kwq_item_cache, it);
 	else
 		kfree(it);
 }
 
-static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
+/* Free a record of a plain queue, or one without a payload. */
+static void kwq_item_free_plain(struct kwq_item *it)
+{
+	kwq_rec_free(it, false);
+}
+
+/* Free a record of a payload queue, and its payload (the queue is going away). */
+static void kwq_item_free_payload(struct kwq_item *it)
+{
+	kwq_payload_put(*kwq_payload_slot(it));
+	kwq_rec_free(it, true);
+}
+
+void kwq_item_free(struct kwq *q, struct kwq_item *it)
+{
+	kwq_rec_free(it, kwq_payloads(q));
+}
+
+static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, bool payloads)
 {
 	INIT_LIST_HEAD(&it->ready);
 	timerqueue_init(&it->wait);
@@ -138,15 +172,18 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 	it->len = k->len;
 	it->hash = k->hash;
 	kwq_key_copy(it->key, k->key, k->len);
+	if (payloads)
+		*kwq_payload_slot(it) = NULL;
 }
 
-struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
+struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp)
 {
-	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
-			      kmalloc(kwq_item_alloc_size(k->len), gfp);
+	u32 tail = kwq_rec_tail(kwq_payloads(q), k->len);
+	struct kwq_item *it = tail <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
+			      kmalloc(kwq_item_alloc_size(tail), gfp);
 
 	if (it)
-		kwq_item_init(it, k);
+		kwq_item_init(it, k, kwq_payloads(q));
 	return it;
 }
 
@@ -159,12 +196,12 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 {
 	struct kwq_item *it;
 
-	if (k->len > KWQ_SMALL_KEY || !q->spare)
-		return kwq_item_new(k, gfp);
+	if (kwq_rec_tail(kwq_payloads(q), k->len) > KWQ_SMALL_KEY || !q->spare)
+		return kwq_item_new(q, k, gfp);
 	it = q->spare;
 	q->spare = it->hnext;
 	q->n_spare--;
-	kwq_item_init(it, k);
+	kwq_item_init(it, k, kwq_payloads(q));
 	return it;
 }
 
@@ -177,7 +214,8 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
 			    struct list_head *stale)
 {
-	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
+	if (kwq_rec_tail(kwq_payloads(q), it->len) <= KWQ_SMALL_KEY &&
+	    q->n_spare < KWQ_SPARE_MAX) {
 		/* Out of the table, a record's chain link is free to use. */
 		it->hnext = q->spare;
 		q->spare = it;
@@ -282,6 +320,9 @@ void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
 {
 	if (it->state)
 		return;
+	/* Nothing will run the key: its payload goes (kwq_payload.h). */
+	if (kwq_payloads(q))
+		kwq_payload_clear_locked(q, it);
 	if (!it->failures) {
 		kwq_item_drop_locked(q, it, stale);
 		return;
@@ -302,12 +343,12 @@ void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
 	kwq_st_unbackoff(q, it);
 }
 
-void kwq_free_stale(struct list_head *stale)
+void kwq_free_stale(struct kwq *q, struct list_head *stale)
 {
 	struct kwq_item *it, *next;
 
 	list_for_each_entry_safe(it, next, stale, ready)
-		kwq_item_free(it);
+		kwq_item_free(q, it);
 }
 
 /* Upper bounds of the histogram buckets, in ns (the last is +Inf). */
@@ -367,12 +408,13 @@ int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *read
 /* Free every record of a queue nobody uses any more, the spares too. */
 void kwq_records_free(struct kwq *q)
 {
-	kwq_table_destroy(&q->items, kwq_item_free);
+	kwq_table_destroy(&q->items, kwq_payloads(q) ? kwq_item_free_payload :
+				      kwq_item_free_plain);
 	kwq_acct_release(&q->acct);
 	while (q->spare) {
 		struct kwq_item *it = q->spare;
 
 		q->spare = it->hnext;
-		kwq_item_free(it);
+		kwq_item_free(q, it);
 	}
 }

@@ -83,6 +83,6 @@ void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	bool slow = kwq_wake_slow_locked(q);
 
 	kwq_unlock(q);
-	kwq_free_stale(&w->stale);
+	kwq_free_stale(q, &w->stale);
 	kwq_wake_fast(q, w->ready, slow);
 }

@@ -173,6 +173,8 @@ enum kwq_done_result {
 #define KWQ_FEATURE_SCOPE	_BITULL(8)
 /* KWQ_AFTER_DEBOUNCE, kwq_stats.debounced and .debounce_capped */
 #define KWQ_FEATURE_DEBOUNCE	_BITULL(9)
+/* Payloads: kwq_ioc_create.payload_max, payloads of add-ex and get, their stats */
+#define KWQ_FEATURE_PAYLOAD	_BITULL(10)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
@@ -566,6 +568,10 @@ struct kwq_ioc_drain {
  * @debounce_capped: debounced adds that asked for a deadline past the
  *	entry's bound (its max wait) and were held at it: the sign of a key
  *	that is never quiet.
+ * @payloads_replaced: adds whose payload replaced the one the key held,
+ *	queued, waiting or processing (the latest payload wins).
+ * @payload_bytes: payload bytes the queue holds now (their lengths, not
+ *	their allocations); 0 once no key has a payload.
  */
 struct kwq_stats {
 	__u32 size;
@@ -602,6 +608,8 @@ struct kwq_stats {
 	__u64 processing_expiries;
 	__u64 debounced;
 	__u64 debounce_capped;
+	__u64 payloads_replaced;
+	__u64 payload_bytes;
 };
 
 #define KWQ_IOC_MAGIC		0xE8
