@@ -71,7 +71,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_BATCH": FeatureBatch, "KWQ_FEATURE_RATELIMIT": FeatureRatelimit,
 		"KWQ_FEATURE_METRICS": FeatureMetrics, "KWQ_FEATURE_DONE_GET": FeatureDoneGet,
 		"KWQ_FEATURE_TICKET": FeatureTicket, "KWQ_FEATURE_SCOPE": FeatureScope,
-		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce,
+		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce, "KWQ_FEATURE_PAYLOAD": FeaturePayload,
 	}
 
 	seen := map[string]int{}

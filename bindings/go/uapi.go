@@ -62,6 +62,9 @@ const (
 	// FeatureDebounce: AddDebounced (KWQ_AFTER_DEBOUNCE) and the
 	// Debounced and DebounceCapped counters.
 	FeatureDebounce = 1 << 9
+	// FeaturePayload: queues made WithPayloadMax, AddPayload, GetPayload,
+	// and the PayloadsReplaced and PayloadBytes counters.
+	FeaturePayload = 1 << 10
 )
 
 type limiter struct {
@@ -225,6 +228,8 @@ type rawStats struct {
 	ProcessingExpiries uint64
 	Debounced          uint64
 	DebounceCapped     uint64
+	PayloadsReplaced   uint64
+	PayloadBytes       uint64
 }
 
 // ioctl request numbers: _IOC(dir, 0xE8, nr, size) as in <asm-generic/ioctl.h>.

@@ -397,6 +397,8 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	       st->longest_running_ns / 1e9);
 	printf("  debounced %llu  debounce-capped %llu\n", (unsigned long long)st->debounced,
 	       (unsigned long long)st->debounce_capped);
+	printf("  payloads-replaced %llu  payload-bytes %llu\n",
+	       (unsigned long long)st->payloads_replaced, (unsigned long long)st->payload_bytes);
 }
 
 /* Commands that work on an existing queue. */
