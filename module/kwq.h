@@ -129,6 +129,29 @@ struct kwq_key {
 	u64 ticket;
 };
 
+/**
+ * struct kwq_add_opts - every option of one add (kwq_add_ex())
+ * @delay_ns: <= 0: add now; otherwise add after this delay, as
+ *	kwq_add_after() (clamped to KWQ_DELAY_MAX_NS).
+ * @max_wait_ns: with KWQ_AFTER_DEBOUNCE, the bound of kwq_add_debounced()
+ *	(>= @delay_ns); otherwise 0.
+ * @flags: for @delay_ns <= 0 an enum kwq_wait_policy or 0; otherwise
+ *	KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0.
+ * @priority: must be 0 (reserved for priorities).
+ * @payload: must be NULL (reserved for payloads).
+ * @payload_len: must be 0 (reserved for payloads).
+ *
+ * The rules are struct kwq_ioc_add's in the uapi header.
+ */
+struct kwq_add_opts {
+	s64 delay_ns;
+	u64 max_wait_ns;
+	u32 flags;
+	s32 priority;
+	const void *payload;
+	u32 payload_len;
+};
+
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
 struct kwq *kwq_lookup(const char *name);
 void kwq_get_ref(struct kwq *q);
@@ -143,6 +166,7 @@ int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy);
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags);
 int kwq_add_debounced(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		      u64 max_wait_ns);
+int kwq_add_ex(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o);
 int kwq_cancel(struct kwq *q, const void *key, u32 len);
 int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len);
 int kwq_forget(struct kwq *q, const void *key, u32 len);

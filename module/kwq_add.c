@@ -66,17 +66,18 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
 }
 
 /*
- * One add, now (@delay_ns <= 0) or after a delay, with kwq.lock held. A
- * new key takes *@fresh if the caller allocated one, or a record
+ * One add, now (@o->delay_ns <= 0) or after a delay, with kwq.lock held.
+ * A new key takes *@fresh if the caller allocated one, or a record
  * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
  * and the caller allocates one unlocked and calls again. An unused
  * *@fresh is the caller's to free. Only the first add of a key allocates.
- * @max_wait_ns is KWQ_AFTER_DEBOUNCE's, checked by the caller.
+ * @o was checked by the caller.
  */
-static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			  u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_item **fresh,
-			  struct kwq_unlocked_work *w)
+static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
+			  gfp_t gfp, struct kwq_item **fresh, struct kwq_unlocked_work *w)
 {
+	s64 delay_ns = o->delay_ns;
+	u32 flags = o->flags;
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
 	struct kwq_lookup_key k;
 	struct kwq_item *it;
@@ -114,7 +115,7 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		ret = kwq_add_limited_locked(q, it, &w->ready);
 	} else if (delay_ns > 0 && (flags & KWQ_AFTER_DEBOUNCE)) {
 		q->retries++;
-		ret = kwq_debounce_locked(q, it, delay_ns, max_wait_ns);
+		ret = kwq_debounce_locked(q, it, delay_ns, o->max_wait_ns);
 	} else if (delay_ns > 0) {
 		q->retries++;
 		ret = kwq_wait_locked(q, it, delay_ns, flags);
@@ -130,11 +131,11 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, s64 delay_ns,
  * sleeping when the allocation without sleeping failed. The lock is held
  * on return either way.
  */
-int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			 u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_unlocked_work *w)
+int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
+			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *fresh = NULL;
-	int ret = kwq_add_locked(q, key, len, delay_ns, max_wait_ns, flags, gfp, &fresh, w);
+	int ret = kwq_add_locked(q, key, len, o, gfp, &fresh, w);
 
 	if (ret == -EWOULDBLOCK) {
 		struct kwq_lookup_key k;
@@ -143,8 +144,7 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		kwq_lookup_key_init(&k, q, key, len);
 		fresh = kwq_item_new(q, &k, gfp);
 		kwq_lock(q);
-		ret = fresh ? kwq_add_locked(q, key, len, delay_ns, max_wait_ns, flags, gfp,
-					     &fresh, w) : -ENOMEM;
+		ret = fresh ? kwq_add_locked(q, key, len, o, gfp, &fresh, w) : -ENOMEM;
 	}
 	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
@@ -152,18 +152,18 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 	return ret;
 }
 
-/* Every add of one key: now (@delay_ns <= 0) or after a delay. */
-static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			  u64 max_wait_ns, u32 flags, gfp_t gfp)
+/* Every add of one key: now (@o->delay_ns <= 0) or after a delay. */
+static int kwq_add_common(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
+			  gfp_t gfp)
 {
 	struct kwq_unlocked_work w;
 	int ret;
 
-	if (!kwq_key_valid(key, len) || (flags & ~KWQ_ADD_FLAGS))
+	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
 		return -EINVAL;
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
-	ret = kwq_add_locked_alloc(q, key, len, delay_ns, max_wait_ns, flags, gfp, &w);
+	ret = kwq_add_locked_alloc(q, key, len, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
@@ -186,8 +186,10 @@ static int kwq_add_common(struct kwq *q, const void *key, u32 len, s64 delay_ns,
  */
 int kwq_add(struct kwq *q, const void *key, u32 len)
 {
+	struct kwq_add_opts o = {};
+
 	might_sleep();
-	return kwq_add_common(q, key, len, 0, 0, 0, q->gfp);
+	return kwq_add_common(q, key, len, &o, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add);
 
@@ -204,10 +206,12 @@ EXPORT_SYMBOL_GPL(kwq_add);
  */
 int kwq_add_policy(struct kwq *q, const void *key, u32 len, u32 policy)
 {
+	struct kwq_add_opts o = { .flags = policy };
+
 	might_sleep();
 	if (policy > KWQ_POLICY_STRICT)
 		return -EINVAL;
-	return kwq_add_common(q, key, len, 0, 0, policy, q->gfp);
+	return kwq_add_common(q, key, len, &o, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_policy);
 
@@ -226,7 +230,9 @@ EXPORT_SYMBOL_GPL(kwq_add_policy);
  */
 int kwq_add_atomic(struct kwq *q, const void *key, u32 len)
 {
-	return kwq_add_common(q, key, len, 0, 0, 0, GFP_ATOMIC | __GFP_NOWARN);
+	struct kwq_add_opts o = {};
+
+	return kwq_add_common(q, key, len, &o, GFP_ATOMIC | __GFP_NOWARN);
 }
 EXPORT_SYMBOL_GPL(kwq_add_atomic);
 
@@ -253,6 +259,8 @@ EXPORT_SYMBOL_GPL(kwq_add_atomic);
  */
 int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 flags)
 {
+	struct kwq_add_opts o = { .delay_ns = delay_ns, .flags = flags };
+
 	might_sleep();
 	/*
 	 * KWQ_ADD_RATE_LIMITED is kwq_add_rate_limited()'s, not a caller's;
@@ -260,7 +268,7 @@ int kwq_add_after(struct kwq *q, const void *key, u32 len, s64 delay_ns, u32 fla
 	 */
 	if (flags & (KWQ_ADD_RATE_LIMITED | KWQ_AFTER_DEBOUNCE))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, delay_ns, 0, flags, q->gfp);
+	return kwq_add_common(q, key, len, &o, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_after);
 
@@ -294,12 +302,56 @@ EXPORT_SYMBOL_GPL(kwq_add_after);
 int kwq_add_debounced(struct kwq *q, const void *key, u32 len, s64 delay_ns,
 		      u64 max_wait_ns)
 {
+	struct kwq_add_opts o = {
+		.delay_ns = delay_ns, .max_wait_ns = max_wait_ns, .flags = KWQ_AFTER_DEBOUNCE,
+	};
+
 	might_sleep();
 	if (delay_ns <= 0 || max_wait_ns < (u64)delay_ns)
 		return -EINVAL;
-	return kwq_add_common(q, key, len, delay_ns, max_wait_ns, KWQ_AFTER_DEBOUNCE, q->gfp);
+	return kwq_add_common(q, key, len, &o, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_debounced);
+
+/*
+ * The options a caller may pass (struct kwq_ioc_add's rules): a policy to
+ * an add now, KWQ_AFTER_REPLACE or KWQ_AFTER_DEBOUNCE to a delayed add, a
+ * max wait only to a debounced add and no shorter than its delay.
+ */
+bool kwq_add_opts_ok(const struct kwq_add_opts *o)
+{
+	/* Priorities and payloads are not implemented yet. */
+	if (o->priority || o->payload || o->payload_len)
+		return false;
+	if (o->delay_ns <= 0)
+		return !(o->flags & ~KWQ_ADD_POLICY_MASK) && !o->max_wait_ns;
+	if (o->flags == KWQ_AFTER_DEBOUNCE)
+		return o->max_wait_ns >= (u64)o->delay_ns;
+	return !(o->flags & ~KWQ_AFTER_REPLACE) && !o->max_wait_ns;
+}
+
+/**
+ * kwq_add_ex() - add a key with every option
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length, 1 to KWQ_KEY_MAX.
+ * @o: the options (struct kwq_add_opts); all 0 is kwq_add().
+ *
+ * kwq_add_policy(), kwq_add_after() or kwq_add_debounced() by @o, with
+ * the rules of KWQ_IOC_ADD_EX (struct kwq_ioc_add in the uapi header).
+ *
+ * Context: process context; may sleep to allocate the key record.
+ * Return: an enum kwq_add_result (>= 0); errors as kwq_add(), and
+ * -EINVAL for options that do not apply. On error nothing changed.
+ */
+int kwq_add_ex(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o)
+{
+	might_sleep();
+	if (!kwq_add_opts_ok(o))
+		return -EINVAL;
+	return kwq_add_common(q, key, len, o, q->gfp);
+}
+EXPORT_SYMBOL_GPL(kwq_add_ex);
 
 /*
  * The frame of the small per-key calls: validate the key, look it up under
@@ -387,8 +439,10 @@ EXPORT_SYMBOL_GPL(kwq_cancel);
  */
 int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len)
 {
+	struct kwq_add_opts o = { .flags = KWQ_ADD_RATE_LIMITED };
+
 	might_sleep();
-	return kwq_add_common(q, key, len, 0, 0, KWQ_ADD_RATE_LIMITED, q->gfp);
+	return kwq_add_common(q, key, len, &o, q->gfp);
 }
 EXPORT_SYMBOL_GPL(kwq_add_rate_limited);
 

@@ -49,6 +49,7 @@ static void kwq_batch_breathe(struct kwq *q, u32 i, struct kwq_unlocked_work *w)
 int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 		  u32 *results)
 {
+	struct kwq_add_opts o = {};
 	struct kwq_unlocked_work w;
 	int ret = 0;
 	u32 i;
@@ -56,12 +57,13 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 	might_sleep();
 	if (policy > KWQ_POLICY_STRICT)
 		return -EINVAL;
+	o.flags = policy;
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
 		kwq_batch_breathe(q, i, &w);
 		ret = kwq_key_valid(keys[i].key, keys[i].len) ?
-		      kwq_add_locked_alloc(q, keys[i].key, keys[i].len, 0, 0, policy, q->gfp, &w) :
+		      kwq_add_locked_alloc(q, keys[i].key, keys[i].len, &o, q->gfp, &w) :
 		      -EINVAL;
 		if (ret < 0)
 			break;

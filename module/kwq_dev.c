@@ -166,6 +166,9 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
+	/* Payloads and priorities are not implemented yet. */
+	if (c.payload_max || c.pad2 || c.aging_ns)
+		return -EINVAL;
 	if ((c.flags & ~KWQ_CREATE_RATELIMIT) || (c.mode & ~0777) ||
 	    c.policy > KWQ_POLICY_STRICT || c.pad ||
 	    !kwq_is_zero(c.reserved, sizeof(c.reserved)) ||
@@ -344,6 +347,41 @@ static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned i
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
+/* KWQ_IOC_ADD_EX: the options are checked as kwq_add_ex() checks a kernel caller's. */
+static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			   void __user *uarg)
+{
+	struct kwq_ioc_add __user *ua = uarg;
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	struct kwq_add_opts o = {};
+	struct kwq_ioc_add a;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	/* Payloads are not implemented yet. */
+	if (a.payload_ptr || a.payload_len)
+		return -EINVAL;
+	o.delay_ns = a.delay_ns;
+	o.max_wait_ns = a.max_wait_ns;
+	o.flags = a.flags;
+	o.priority = a.priority;
+	if (!kwq_add_opts_ok(&o))
+		return -EINVAL;
+	ret = kwq_key_from(key, a.key_ptr, a.key_len);
+	if (ret)
+		return ret;
+	/* Fault on the report now, while nothing has changed. */
+	if (put_user(0U, &ua->result))
+		return -EFAULT;
+	ret = kwq_add_ex(kf->q, key, a.key_len, &o);
+	if (ret < 0)
+		return ret;
+	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
+}
+
 /* The done of KWQ_IOC_DONE_GET: its key and ticket, and where its result goes. */
 struct kwq_done_req {
 	const u8 *key;
@@ -423,8 +461,8 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, unsigned int cmd
 
 	if (copy_from_user(&g, uarg, sizeof(g)))
 		return -EFAULT;
-	if ((g.flags & ~KWQ_GET_UNLEASED) || g.pad ||
-	    !kwq_is_zero(g.reserved, sizeof(g.reserved)))
+	/* Payloads are not implemented yet. */
+	if ((g.flags & ~KWQ_GET_UNLEASED) || g.payload_len || g.payload_ptr)
 		return -EINVAL;
 	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len, &uget->ticket,
 			       kwq_deadline_from(g.deadline_ns, file),
@@ -599,6 +637,7 @@ static const struct kwq_cmd kwq_cmds[] = {
 	[_IOC_NR(KWQ_IOC_ADD_BATCH)] = { KWQ_IOC_ADD_BATCH, KWQ_QW, kwq_ioc_batch },
 	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, KWQ_QR, kwq_ioc_get },
 	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_ADD_EX)] = { KWQ_IOC_ADD_EX, KWQ_QW, kwq_ioc_add_ex },
 	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, KWQ_QR, kwq_ioc_done_get },
 	[_IOC_NR(KWQ_IOC_GET_BATCH)] = { KWQ_IOC_GET_BATCH, KWQ_QR, kwq_ioc_batch },
 	[_IOC_NR(KWQ_IOC_DONE_BATCH)] = { KWQ_IOC_DONE_BATCH, KWQ_QR, kwq_ioc_batch },

@@ -389,8 +389,9 @@ static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 /* The steps of single-key calls, for batches (kwq_batch.c). */
 void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock);
-int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len, s64 delay_ns,
-			 u64 max_wait_ns, u32 flags, gfp_t gfp, struct kwq_unlocked_work *w);
+bool kwq_add_opts_ok(const struct kwq_add_opts *o);
+int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
+			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		    u64 ticket, struct kwq_unlocked_work *w);
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,

@@ -28,6 +28,7 @@ func TestABILayout(t *testing.T) {
 		"kwq_ioc_open":      reflect.TypeOf(iocOpen{}),
 		"kwq_ioc_key":       reflect.TypeOf(iocKey{}),
 		"kwq_ioc_add_after": reflect.TypeOf(iocAddAfter{}),
+		"kwq_ioc_add":       reflect.TypeOf(iocAdd{}),
 		"kwq_ioc_get":       reflect.TypeOf(iocGet{}),
 		"kwq_ioc_done_get":  reflect.TypeOf(iocDoneGet{}),
 		"kwq_batch_entry":   reflect.TypeOf(batchEntry{}),
@@ -46,7 +47,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_IOC_DONE_GET": iocDoneGetCmd, "KWQ_IOC_ADD_RATE_LIMITED": iocAddRateLimCmd,
 		"KWQ_IOC_FORGET": iocForgetCmd, "KWQ_IOC_NUM_REQUEUES": iocNumRequeuesCmd,
 		"KWQ_IOC_SHUTDOWN": iocShutdownCmd, "KWQ_IOC_DRAIN": iocDrainCmd,
-		"KWQ_IOC_STATS": iocStatsCmd,
+		"KWQ_IOC_STATS": iocStatsCmd, "KWQ_IOC_ADD_EX": iocAddExCmd,
 	}
 	consts := map[string]uint64{
 		"KWQ_ABI_VERSION": abiVersion, "KWQ_KEY_MAX": KeyMax, "KWQ_NAME_MAX": NameMax,

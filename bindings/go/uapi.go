@@ -106,7 +106,10 @@ type iocCreate struct {
 	Pad                 uint32
 	Ratelimit           ratelimit
 	ProcessingTimeoutNs uint64
-	Reserved            [3]uint64
+	PayloadMax          uint32
+	Pad2                uint32
+	AgingNs             uint64
+	Reserved            [1]uint64
 }
 
 type iocOpen struct {
@@ -143,9 +146,23 @@ type iocGet struct {
 	KeyLen     uint32
 	DeadlineNs uint64
 	Flags      uint32
-	Pad        uint32
+	PayloadLen uint32
 	Ticket     uint64
-	Reserved   [1]uint64
+	PayloadPtr uint64
+}
+
+type iocAdd struct {
+	KeyPtr     uint64
+	KeyLen     uint32
+	Flags      uint32
+	DelayNs    int64
+	MaxWaitNs  uint64
+	PayloadPtr uint64
+	PayloadLen uint32
+	Priority   int32
+	Result     uint32
+	Pad        uint32
+	Reserved   [2]uint64
 }
 
 type iocDoneGet struct {
@@ -262,6 +279,7 @@ var (
 	iocGetBatchCmd    = ioc(iocRead|iocWrite, 0x19, sizeofIocBatch)
 	iocDoneBatchCmd   = ioc(iocRead|iocWrite, 0x1a, sizeofIocBatch)
 	iocDoneGetCmd     = ioc(iocRead|iocWrite, 0x1b, sizeofIocDoneGet)
+	iocAddExCmd       = ioc(iocRead|iocWrite, 0x1c, sizeofIocAdd)
 	iocShutdownCmd    = ioc(iocNone, 0x20, 0)
 	iocDrainCmd       = ioc(iocWrite, 0x21, sizeofIocDrain)
 	iocStatsCmd       = ioc(iocRead|iocWrite, 0x30, sizeofStats)
@@ -277,6 +295,7 @@ const (
 	sizeofIocAddAfter = unsafe.Sizeof(iocAddAfter{})
 	sizeofIocBatch    = unsafe.Sizeof(iocBatch{})
 	sizeofIocDoneGet  = unsafe.Sizeof(iocDoneGet{})
+	sizeofIocAdd      = unsafe.Sizeof(iocAdd{})
 	sizeofIocDrain    = unsafe.Sizeof(iocDrain{})
 	sizeofStats       = unsafe.Sizeof(rawStats{})
 )

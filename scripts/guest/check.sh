@@ -32,6 +32,8 @@ tap_program "limits-64bit" ./bin/kwq_limits_test
 tap_program "limits-32bit" ./bin/kwq_limits_test32 --no-memcg
 tap_program "debounce-64bit" ./bin/kwq_debounce_test
 tap_program "debounce-32bit" ./bin/kwq_debounce_test32
+tap_program "add-ex-64bit" ./bin/kwq_add_ex_test
+tap_program "add-ex-32bit" ./bin/kwq_add_ex_test32
 # 20 s of fuzzing where the sanitizers watch (debug kernels), 10 s elsewhere.
 fuzz_s=10
 kernel_has lockdep && fuzz_s=20

@@ -227,7 +227,12 @@ struct kwq_ioc_version {
  *	not done by then is put back at the head of the queue (its worker's
  *	later done gets -ENOENT), counted in kwq_stats.processing_expiries.
  *	At most KWQ_DELAY_MAX_NS.
+ * @payload_max: must be 0 (reserved for payloads).
+ * @pad2: must be 0.
+ * @aging_ns: must be 0 (reserved for priorities).
  * @reserved: must be 0.
+ *
+ * @payload_max, @pad2 and @aging_ns were reserved[0..1] before issue 20.
  */
 struct kwq_ioc_create {
 	__u8 name[KWQ_NAME_MAX];
@@ -239,7 +244,10 @@ struct kwq_ioc_create {
 	__u32 pad;
 	struct kwq_ratelimit ratelimit;
 	__u64 processing_timeout_ns;
-	__u64 reserved[3];
+	__u32 payload_max;
+	__u32 pad2;
+	__u64 aging_ns;
+	__u64 reserved[1];
 };
 
 /**
@@ -365,10 +373,12 @@ struct kwq_ioc_add_after {
  *	file: only this file (or the kernel) may call done for it, and if the
  *	file is closed first the key goes back to the head of the queue. An
  *	unleased key stays processing until anyone calls done.
- * @pad: must be 0.
+ * @payload_len: must be 0 (reserved for payloads).
+ * @pad: the name of @payload_len before issue 20, kept for old sources.
  * @ticket: out: the hand-out's ticket, nonzero and never given to another
  *	hand-out of the queue; pass it to done (struct kwq_ioc_key.ticket).
- * @reserved: must be 0.
+ * @payload_ptr: must be 0 (reserved for payloads).
+ * @reserved: the name of @payload_ptr before issue 20, kept for old sources.
  *
  * A key buffer, @key_len or @ticket that cannot be written fails the call
  * with -EFAULT before a key is taken: nothing changes, counters included.
@@ -382,9 +392,49 @@ struct kwq_ioc_get {
 	__u32 key_len;
 	__u64 deadline_ns;
 	__u32 flags;
-	__u32 pad;
+	union {
+		__u32 payload_len;
+		__u32 pad;		/* the name before issue 20 */
+	};
 	__u64 ticket;
-	__u64 reserved[1];
+	union {
+		__u64 payload_ptr;
+		__u64 reserved[1];	/* the name before issue 20 */
+	};
+};
+
+/**
+ * struct kwq_ioc_add - one add with every option (KWQ_IOC_ADD_EX)
+ * @key_ptr: user address of the key bytes.
+ * @key_len: key length, 1 to KWQ_KEY_MAX.
+ * @flags: as struct kwq_ioc_add_after.flags: for @delay_ns > 0,
+ *	KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0; for @delay_ns <= 0, a
+ *	policy (enum kwq_wait_policy) or 0. Anything else is -EINVAL.
+ * @delay_ns: as struct kwq_ioc_add_after.delay_ns; <= 0 adds now.
+ * @max_wait_ns: as struct kwq_ioc_add_after.max_wait_ns: with
+ *	KWQ_AFTER_DEBOUNCE at least @delay_ns, otherwise 0.
+ * @payload_ptr: must be 0 (reserved for payloads).
+ * @payload_len: must be 0 (reserved for payloads).
+ * @priority: must be 0 (reserved for priorities).
+ * @result: out: enum kwq_add_result.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ *
+ * With every option 0 but the key, the same as KWQ_IOC_ADD; with a delay,
+ * the same as KWQ_IOC_ADD_AFTER, with the same results and errors.
+ */
+struct kwq_ioc_add {
+	__u64 key_ptr;
+	__u32 key_len;
+	__u32 flags;
+	__s64 delay_ns;
+	__u64 max_wait_ns;
+	__u64 payload_ptr;
+	__u32 payload_len;
+	__s32 priority;
+	__u32 result;
+	__u32 pad;
+	__u64 reserved[2];
 };
 
 /**
@@ -628,6 +678,7 @@ struct kwq_stats {
 #define KWQ_IOC_GET_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x19, struct kwq_ioc_batch)
 #define KWQ_IOC_DONE_BATCH	_IOWR(KWQ_IOC_MAGIC, 0x1a, struct kwq_ioc_batch)
 #define KWQ_IOC_DONE_GET	_IOWR(KWQ_IOC_MAGIC, 0x1b, struct kwq_ioc_done_get)
+#define KWQ_IOC_ADD_EX		_IOWR(KWQ_IOC_MAGIC, 0x1c, struct kwq_ioc_add)
 #define KWQ_IOC_ADD_RATE_LIMITED _IOWR(KWQ_IOC_MAGIC, 0x15, struct kwq_ioc_key)
 #define KWQ_IOC_FORGET		_IOWR(KWQ_IOC_MAGIC, 0x16, struct kwq_ioc_key)
 #define KWQ_IOC_NUM_REQUEUES	_IOWR(KWQ_IOC_MAGIC, 0x17, struct kwq_ioc_key)

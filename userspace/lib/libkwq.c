@@ -266,6 +266,24 @@ int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
 	return kwq_after_op(fd, key, len, delay_ns, KWQ_AFTER_DEBOUNCE, max_wait_ns);
 }
 
+int kwq_add_ex(int fd, const void *key, size_t len, const struct kwq_ioc_add *opts)
+{
+	struct kwq_ioc_add a;
+	int ret;
+
+	if (len > KWQ_KEY_MAX)
+		return -EINVAL;
+	if (opts)
+		a = *opts;
+	else
+		memset(&a, 0, sizeof(a));
+	a.key_ptr = (uintptr_t)key;
+	a.key_len = (uint32_t)len;
+	a.result = 0;
+	ret = kwq_ioctl(fd, KWQ_IOC_ADD_EX, &a);
+	return ret ? ret : (int)a.result;
+}
+
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
 {
 	return kwq_get_flags(fd, buf, cap, len, timeout_ns, 0);

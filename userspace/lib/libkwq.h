@@ -47,6 +47,11 @@ int kwq_add_after(int fd, const void *key, size_t len, int64_t delay_ns, unsigne
  * give -EINVAL). Returns an enum kwq_add_result (>= 0). */
 int kwq_add_debounced(int fd, const void *key, size_t len, int64_t delay_ns,
 		      uint64_t max_wait_ns);
+/* One add with every option of struct kwq_ioc_add (KWQ_IOC_ADD_EX): the
+ * key is @key and @len, the rest comes from *@opts (NULL: all 0, a plain
+ * add); opts->key_ptr, key_len and result are ignored. Returns an enum
+ * kwq_add_result (>= 0). Modules without KWQ_IOC_ADD_EX give -ENOTTY. */
+int kwq_add_ex(int fd, const void *key, size_t len, const struct kwq_ioc_add *opts);
 /* Remove the key's waiting entry: 1 if there was one, 0 if not. */
 int kwq_cancel(int fd, const void *key, size_t len);
 /* Add after the delay the queue's limiter gives (client-go AddRateLimited). */

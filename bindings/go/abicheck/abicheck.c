@@ -34,7 +34,8 @@ int main(void)
 	F(kwq_ioc_create, max_items); F(kwq_ioc_create, policy);
 	F(kwq_ioc_create, max_backoff_keys); F(kwq_ioc_create, pad);
 	F(kwq_ioc_create, ratelimit); F(kwq_ioc_create, processing_timeout_ns);
-	F(kwq_ioc_create, reserved);
+	F(kwq_ioc_create, payload_max); F(kwq_ioc_create, pad2);
+	F(kwq_ioc_create, aging_ns); F(kwq_ioc_create, reserved);
 	S(kwq_ioc_open);
 	F(kwq_ioc_open, name); F(kwq_ioc_open, flags); F(kwq_ioc_open, pad);
 	F(kwq_ioc_open, reserved);
@@ -49,8 +50,13 @@ int main(void)
 	F(kwq_ioc_add_after, max_wait_ns); F(kwq_ioc_add_after, reserved);
 	S(kwq_ioc_get);
 	F(kwq_ioc_get, key_ptr); F(kwq_ioc_get, key_cap); F(kwq_ioc_get, key_len);
-	F(kwq_ioc_get, deadline_ns); F(kwq_ioc_get, flags); F(kwq_ioc_get, pad);
-	F(kwq_ioc_get, ticket); F(kwq_ioc_get, reserved);
+	F(kwq_ioc_get, deadline_ns); F(kwq_ioc_get, flags); F(kwq_ioc_get, payload_len);
+	F(kwq_ioc_get, ticket); F(kwq_ioc_get, payload_ptr);
+	S(kwq_ioc_add);
+	F(kwq_ioc_add, key_ptr); F(kwq_ioc_add, key_len); F(kwq_ioc_add, flags);
+	F(kwq_ioc_add, delay_ns); F(kwq_ioc_add, max_wait_ns); F(kwq_ioc_add, payload_ptr);
+	F(kwq_ioc_add, payload_len); F(kwq_ioc_add, priority); F(kwq_ioc_add, result);
+	F(kwq_ioc_add, pad); F(kwq_ioc_add, reserved);
 	S(kwq_ioc_done_get);
 	F(kwq_ioc_done_get, done_ptr); F(kwq_ioc_done_get, done_len);
 	F(kwq_ioc_done_get, done_result); F(kwq_ioc_done_get, key_ptr);
@@ -89,7 +95,7 @@ int main(void)
 	I(KWQ_IOC_VERSION); I(KWQ_IOC_CREATE); I(KWQ_IOC_OPEN); I(KWQ_IOC_DESTROY);
 	I(KWQ_IOC_LIST); I(KWQ_IOC_ADD); I(KWQ_IOC_GET); I(KWQ_IOC_DONE);
 	I(KWQ_IOC_ADD_AFTER); I(KWQ_IOC_CANCEL); I(KWQ_IOC_ADD_BATCH);
-	I(KWQ_IOC_GET_BATCH); I(KWQ_IOC_DONE_BATCH); I(KWQ_IOC_DONE_GET);
+	I(KWQ_IOC_GET_BATCH); I(KWQ_IOC_DONE_BATCH); I(KWQ_IOC_DONE_GET); I(KWQ_IOC_ADD_EX);
 	I(KWQ_IOC_ADD_RATE_LIMITED); I(KWQ_IOC_FORGET); I(KWQ_IOC_NUM_REQUEUES);
 	I(KWQ_IOC_SHUTDOWN); I(KWQ_IOC_DRAIN); I(KWQ_IOC_STATS);
 
