@@ -374,22 +374,30 @@ static inline void kwq_unlock(struct kwq *q)
  *	the unlock
  * @stale: records to free (linked through kwq_item.ready).
  * @ready: keys made ready: consumers to wake.
+ * @payload: the payload of the add under way (kwq_add_ex()), or NULL;
+ *	the add stores it and sets NULL. One left here (the add failed) is
+ *	dropped after the unlock.
  */
 struct kwq_unlocked_work {
 	struct list_head stale;
 	unsigned int ready;
+	struct kwq_payload *payload;
 };
 
 static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 {
 	INIT_LIST_HEAD(&w->stale);
 	w->ready = 0;
+	w->payload = NULL;
 }
 
 /* The steps of single-key calls, for batches (kwq_batch.c). */
 void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock);
 bool kwq_add_opts_ok(const struct kwq_add_opts *o);
+struct kwq_payload;
+int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
+		       struct kwq_payload *p);
 int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,

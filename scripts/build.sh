@@ -33,7 +33,8 @@ for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_batch_test kwq_batch_test32 kwq_
 	kwq_done_get_test32 kwq_handout_test kwq_handout_test32 kwq_access_test kwq_access_test32 \
 	kwq_fuzz kwq_fuzz32 kwq_faults kwq_sample_test \
 	kwq_timens_test kwq_timens_test32 kwq_limits_test kwq_limits_test32 \
-	kwq_debounce_test kwq_debounce_test32 kwq_add_ex_test kwq_add_ex_test32; do
+	kwq_debounce_test kwq_debounce_test32 kwq_add_ex_test kwq_add_ex_test32 \
+	kwq_payload_test kwq_payload_test32; do
 	cp "$top/build/user/$b" "$guest/bin/"
 done
 # Go bindings: static test, example and benchmark binaries (scripts/go.sh).
