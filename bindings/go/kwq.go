@@ -256,6 +256,7 @@ func (c *config) createArg(name string) (*iocCreate, error) {
 		return nil, syscall.EINVAL
 	}
 	a.ProcessingTimeoutNs = uint64(c.processingTimeout)
+	a.PayloadMax = c.payloadMax
 	if c.rl != nil {
 		if len(c.rl.Limiters) > limitersMax || c.rl.MaxWait < 0 {
 			return nil, syscall.EINVAL

@@ -31,14 +31,18 @@ static const char usage_text[] =
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
+"         [--payload-max BYTES]\n"
 "                               make a named queue (mode default 0600,\n"
 "                               policy for adds of waiting keys: promote;\n"
-"                               keys not done within MS go back to the queue)\n"
+"                               keys not done within MS go back to the queue;\n"
+"                               keys carry payloads of up to BYTES)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
-"  add NAME KEY... [--policy P] add keys (one system call per 1024), print\n"
+"  add NAME KEY... [--policy P] [--payload DATA]\n"
+"                               add keys (one system call per 1024), print\n"
 "                               what happened to each\n"
-"                               (P: keep, promote, strict)\n"
-"  add-after NAME MS KEY... [--replace | --debounce MAX_MS]\n"
+"                               (P: keep, promote, strict; DATA: each key's\n"
+"                               payload, replacing the one it has)\n"
+"  add-after NAME MS KEY... [--replace | --debounce MAX_MS] [--payload DATA]\n"
 "                               add keys once MS milliseconds have passed\n"
 "                               (--debounce: once a key has had no debounced\n"
 "                               add for MS ms, at most MAX_MS ms after the\n"
@@ -48,7 +52,8 @@ static const char usage_text[] =
 "  forget NAME KEY...           clear the keys' failure counts\n"
 "  requeues NAME KEY...         print the keys' failure counts\n"
 "  get NAME [--timeout MS] [--done | --hold S]\n"
-"                               take one key and print it (timeout: wait\n"
+"                               take one key and print it, and a tab and\n"
+"                               its payload if it has one (timeout: wait\n"
 "                               up to MS ms, -1 forever; default 0).\n"
 "                               --done: and finish it; --hold: keep it\n"
 "                               leased for S seconds, then exit without\n"
@@ -114,6 +119,8 @@ struct opts {
 	long hold_s;
 	long processing_timeout_ms;
 	int json;
+	long payload_max;
+	const char *payload;
 };
 
 /* Set by a --json before the command. */
@@ -149,6 +156,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "processing-timeout", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "payload-max", required_argument, NULL, 'P' },
+		{ "payload", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,8 +174,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->hold_s = -1;
 	o->processing_timeout_ms = 0;
 	o->json = json_global;
+	o->payload_max = 0;
+	o->payload = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jP:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (parse_long(optarg, &o->mode) || o->mode < 0 || o->mode > 0777)
@@ -208,6 +219,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_long(optarg, &o->processing_timeout_ms) ||
 			    o->processing_timeout_ms < 0)
 				return -EINVAL;
+			break;
+		case 'P':
+			if (parse_long(optarg, &o->payload_max) || o->payload_max < 0 ||
+			    o->payload_max > UINT32_MAX)
+				return -EINVAL;
+			break;
+		case 'L':
+			o->payload = optarg;
 			break;
 		default:
 			return -EINVAL;
@@ -315,16 +334,55 @@ static int cmd_list(int json)
 	return 0;
 }
 
+/* One add with --payload (KWQ_IOC_ADD_EX): now (@delay_ms < 0) or after a delay. */
+static int add_payload(int fd, const char *key, long delay_ms, const struct opts *o)
+{
+	struct kwq_ioc_add a;
+
+	memset(&a, 0, sizeof(a));
+	a.payload_ptr = (uintptr_t)o->payload;
+	a.payload_len = (uint32_t)strlen(o->payload);
+	if (!a.payload_len)
+		a.payload_ptr = 0;
+	if (delay_ms < 0) {
+		a.flags = o->policy;
+	} else {
+		a.delay_ns = delay_ms * 1000000LL;
+		if (o->debounce_ms >= 0) {
+			a.flags = KWQ_AFTER_DEBOUNCE;
+			a.max_wait_ns = (uint64_t)o->debounce_ms * 1000000ULL;
+		} else if (o->replace) {
+			a.flags = KWQ_AFTER_REPLACE;
+		}
+	}
+	return kwq_add_ex(fd, key, strlen(key), &a);
+}
+
+/* A payload as text: printable bytes as they are, the others (and \\) as \\xNN. */
+static void print_payload(const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			putchar(p[i]);
+		else
+			printf("\\x%02x", p[i]);
+	}
+}
+
 static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_ms,
 		   const struct opts *o)
 {
 	int i, ret, status = 0;
 
-	if (delay_ms < 0 && nkeys > 1)
+	if (delay_ms < 0 && nkeys > 1 && !o->payload)
 		return cmd_add_batch(fd, name, nkeys, keys, o);
 
 	for (i = 0; i < nkeys; i++) {
-		if (delay_ms < 0)
+		if (o->payload)
+			ret = add_payload(fd, keys[i], delay_ms, o);
+		else if (delay_ms < 0)
 			ret = kwq_add_policy(fd, keys[i], strlen(keys[i]), o->policy);
 		else if (o->debounce_ms >= 0)
 			ret = kwq_add_debounced(fd, keys[i], strlen(keys[i]), delay_ms * 1000000LL,
@@ -343,11 +401,13 @@ static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_
 
 static int cmd_get(int fd, const char *name, const struct opts *o)
 {
+	static unsigned char payload[65536];
 	char key[KWQ_KEY_MAX + 1];
-	size_t len = 0;
+	size_t len = 0, plen = 0;
 	/* A key kept past exit must not be leased to this short-lived fd. */
 	unsigned int flags = o->done || o->hold_s >= 0 ? 0 : KWQ_GET_UNLEASED;
-	int ret = kwq_get_flags(fd, key, KWQ_KEY_MAX, &len, timeout_ns(o->timeout_ms), flags);
+	int ret = kwq_get_payload(fd, key, KWQ_KEY_MAX, &len, payload, sizeof(payload), &plen,
+				  timeout_ns(o->timeout_ms), flags, NULL);
 
 	if (ret == -EAGAIN || ret == -ETIMEDOUT || ret == -ESHUTDOWN) {
 		fprintf(stderr, "kwqctl: get from %s: %s\n", name,
@@ -357,7 +417,12 @@ static int cmd_get(int fd, const char *name, const struct opts *o)
 	if (ret)
 		return fail("get from", name, ret);
 	key[len] = '\0';
-	printf("%s\n", key);
+	printf("%s", key);
+	if (plen) {
+		putchar('\t');
+		print_payload(payload, plen);
+	}
+	putchar('\n');
 	fflush(stdout);
 	if (o->hold_s >= 0) {
 		sleep((unsigned int)o->hold_s);
@@ -535,6 +600,7 @@ int main(int argc, char **argv)
 		c.max_items = (unsigned int)o.max_items;
 		c.policy = o.policy;
 		c.processing_timeout_ns = (uint64_t)o.processing_timeout_ms * 1000000;
+		c.payload_max = (uint32_t)o.payload_max;
 		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);
