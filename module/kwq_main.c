@@ -109,7 +109,7 @@ u64 kwq_max_key_bytes_per_user = 64ULL << 20;
 KWQ_PARAM(max_key_bytes_per_user, kwq_max_key_bytes_per_user, kwq_param_u64_ops, 0,
 	  1ULL << 40);
 MODULE_PARM_DESC(max_key_bytes_per_user,
-		 "Most bytes the key records of one user's queues may take, each at its allocated size, 0 (no limit)..1099511627776 (default 67108864); checked at each add of a new key; queues created with CAP_SYS_RESOURCE are exempt");
+		 "Most bytes the key records and payloads of one user's queues may take, each at its allocated size, 0 (no limit)..1099511627776 (default 67108864); checked at each add of a new key or a larger payload; queues created with CAP_SYS_RESOURCE are exempt");
 
 unsigned int kwq_max_payload = 4096;
 KWQ_PARAM(max_payload, kwq_max_payload, kwq_param_uint_ops, 0, KWQ_PAYLOAD_LIMIT);
