@@ -1680,7 +1680,8 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 	case MOP_ADD_PAYLOAD:
 		n = scnprintf(r->line, sizeof(r->line),
 			      "add_payload k%u len=%u mode=%u policy=%u delay=%lld max_wait=%llu",
-			      op->key, op->arg, op->mode, op->api, (long long)op->val, op->max_wait);
+			      op->key, op->arg, op->mode, op->api, (long long)op->val,
+			      op->max_wait);
 		break;
 	case MOP_GET_PAYLOAD:
 		n = scnprintf(r->line, sizeof(r->line), "get_payload cap=%u pbuf=%u pcap=%llu",
