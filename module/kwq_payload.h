@@ -6,7 +6,8 @@
  * A payload is an allocation of its own, charged like key records: to
  * the memory cgroup of the task that adds it (the queue's gfp) and to the
  * owner's max_key_bytes_per_user total (kwq_acct). The record of a key on
- * a payload queue has one pointer more, after its key, aligned: records
+ * a payload queue has one pointer more, after its key, aligned (small
+ * keys' records come from a cache of their own, kwq_item_payload): records
  * of plain queues keep their size. The pointer is the key's latest
  * payload, or NULL; it changes only under kwq.lock.
  *

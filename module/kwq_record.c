@@ -63,7 +63,13 @@ struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 	return kwq_find_key_locked(q, &k);
 }
 
-static struct kmem_cache *kwq_item_cache;
+/* Records of small keys: of plain queues, and of payload queues (a pointer longer). */
+static struct kmem_cache *kwq_item_cache, *kwq_item_pcache;
+
+static struct kmem_cache *kwq_rec_cache(bool payloads)
+{
+	return payloads ? kwq_item_pcache : kwq_item_cache;
+}
 
 /* @tail: bytes past the fixed part, kwq_rec_tail(). */
 static size_t kwq_item_alloc_size(u32 tail)
@@ -89,7 +95,12 @@ int kwq_core_init(void)
 		return -ENOMEM;
 	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
 					   0, SLAB_ACCOUNT, NULL);
-	if (!kwq_item_cache) {
+	kwq_item_pcache = kmem_cache_create("kwq_item_payload",
+					    kwq_item_alloc_size(kwq_rec_tail(true, KWQ_SMALL_KEY)),
+					    0, SLAB_ACCOUNT, NULL);
+	if (!kwq_item_cache || !kwq_item_pcache) {
+		kmem_cache_destroy(kwq_item_cache);
+		kmem_cache_destroy(kwq_item_pcache);
 		destroy_workqueue(kwq_resize_wq);
 		return -ENOMEM;
 	}
@@ -106,6 +117,7 @@ void kwq_core_exit(void)
 	/* Pending resizes hold the last references of their queues. */
 	destroy_workqueue(kwq_resize_wq);
 	kmem_cache_destroy(kwq_item_cache);
+	kmem_cache_destroy(kwq_item_pcache);
 }
 
 /**
@@ -128,17 +140,15 @@ EXPORT_SYMBOL_GPL(kwq_item_bytes);
 /* kwq_item_bytes() of a record of a queue with (@payloads) or without payloads. */
 size_t kwq_rec_bytes(bool payloads, u32 key_len)
 {
-	u32 tail = kwq_rec_tail(payloads, key_len);
-
-	if (tail <= KWQ_SMALL_KEY)
-		return kmem_cache_size(kwq_item_cache);
-	return kmalloc_size_roundup(kwq_item_alloc_size(tail));
+	if (key_len <= KWQ_SMALL_KEY)
+		return kmem_cache_size(kwq_rec_cache(payloads));
+	return kmalloc_size_roundup(kwq_item_alloc_size(kwq_rec_tail(payloads, key_len)));
 }
 
 static void kwq_rec_free(struct kwq_item *it, bool payloads)
 {
-	if (kwq_rec_tail(payloads, it->len) <= KWQ_SMALL_KEY)
-		kmem_cache_free(kwq_item_cache, it);
+	if (it->len <= KWQ_SMALL_KEY)
+		kmem_cache_free(kwq_rec_cache(payloads), it);
 	else
 		kfree(it);
 }
@@ -178,9 +188,10 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, b
 
 struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp)
 {
-	u32 tail = kwq_rec_tail(kwq_payloads(q), k->len);
-	struct kwq_item *it = tail <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
-			      kmalloc(kwq_item_alloc_size(tail), gfp);
+	bool payloads = kwq_payloads(q);
+	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ?
+			      kmem_cache_alloc(kwq_rec_cache(payloads), gfp) :
+			      kmalloc(kwq_item_alloc_size(kwq_rec_tail(payloads, k->len)), gfp);
 
 	if (it)
 		kwq_item_init(it, k, kwq_payloads(q));
@@ -196,7 +207,7 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 {
 	struct kwq_item *it;
 
-	if (kwq_rec_tail(kwq_payloads(q), k->len) > KWQ_SMALL_KEY || !q->spare)
+	if (k->len > KWQ_SMALL_KEY || !q->spare)
 		return kwq_item_new(q, k, gfp);
 	it = q->spare;
 	q->spare = it->hnext;
@@ -214,8 +225,7 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
 			    struct list_head *stale)
 {
-	if (kwq_rec_tail(kwq_payloads(q), it->len) <= KWQ_SMALL_KEY &&
-	    q->n_spare < KWQ_SPARE_MAX) {
+	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
 		/* Out of the table, a record's chain link is free to use. */
 		it->hnext = q->spare;
 		q->spare = it;
