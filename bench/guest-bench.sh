@@ -61,6 +61,7 @@ while [ $r -le "$REPS" ]; do
 	step go.cycle.1t.dg ./bin/kwq-gobench cycle1dg "$N_CYCLE"
 	step go.batch.1t.64 ./bin/kwq-gobench batch1 64 "$N_BATCH"
 	step ops $B ops $((N_CYCLE / 500)) 500
+	step payload $B payload $((N_CYCLE / 500)) 500
 	step cycle.1p1c $B cycle 1 1 "$N_CYCLE"
 	step cycle.2p2c $B cycle 2 2 "$N_CYCLE"
 	step cycle.1p1c.dg $B cycle 1 1 "$N_CYCLE" dg

@@ -14,6 +14,7 @@
  *   cycle1 N                      add; get; done of N keys in one thread
  *   cycle1dg N                    add; done+get (KWQ_IOC_DONE_GET) of N keys, one thread
  *   ops ROUNDS K                  each operation alone, per call, K keys a round
+ *   payload ROUNDS K              add and get with a 64-byte payload against plain ones
  *   cycle P C N [dg]              P producer and C consumer threads, N keys
  *                                 (dg: consumers call done+get in one ioctl)
  *   batch1 B N                    add/get/done batches of B keys, one thread
@@ -332,6 +333,88 @@ static int cmd_ops(int argc, char **argv)
 	result("op.get", (double)t[2] / (rounds * k), "ns/call");
 	result("op.done", (double)t[3] / (rounds * k), "ns/call");
 	result("op.floor", (double)t[4] / (rounds * k), "ns/call");
+	return 0;
+}
+
+/*
+ * Payloads, in rounds of @k keys in the same loop: an add of a new key on
+ * a plain queue (KWQ_IOC_ADD, and KWQ_IOC_ADD_EX without a payload)
+ * against one with a 64-byte payload on a payload queue, an add that
+ * replaces a queued key's payload, and the two gets.
+ */
+#define PAYLOAD_LEN	64
+
+static int cmd_payload(int argc, char **argv)
+{
+	unsigned long rounds = argc > 0 ? num(argv[0]) : 40, k = argc > 1 ? num(argv[1]) : 500;
+	char *keys = mkkeys(k), got[KWQ_KEY_MAX], pl[PAYLOAD_LEN], pgot[PAYLOAD_LEN];
+	struct kwq_ioc_create c;
+	uint64_t t[6] = { 0 }, t0;
+	int plain = new_queue("plplain"), fd, ret;
+	unsigned long r, i;
+	size_t len, plen;
+
+	memset(&c, 0, sizeof(c));
+	snprintf((char *)c.name, sizeof(c.name), "bench-payload-%d", (int)getpid());
+	c.mode = 0600;
+	c.payload_max = PAYLOAD_LEN;
+	fd = kwq_create_ex(&c);
+	if (fd < 0)
+		die("create a payload queue: %s", strerror(-fd));
+	memset(pl, 'p', sizeof(pl));
+	for (r = 0; r < rounds; r++) {
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_add(plain, keys + i * KEY_LEN, KEY_LEN) != KWQ_ADD_QUEUED)
+				die("payload: plain add");
+		t[0] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_add_payload(fd, keys + i * KEY_LEN, KEY_LEN, pl, sizeof(pl)) !=
+			    KWQ_ADD_QUEUED)
+				die("payload: add with a payload");
+		t[1] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_add_payload(fd, keys + i * KEY_LEN, KEY_LEN, pl, sizeof(pl)) !=
+			    KWQ_ADD_DUPLICATE)
+				die("payload: replacing add");
+		t[2] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_get(plain, got, sizeof(got), &len, 0))
+				die("payload: plain get");
+		t[3] += now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++) {
+			ret = kwq_get_payload(fd, got, sizeof(got), &len, pgot, sizeof(pgot), &plen,
+					      0, 0, NULL);
+			if (ret || plen != PAYLOAD_LEN)
+				die("payload: get with the payload: %d", ret);
+		}
+		t[4] += now_ns() - t0;
+		for (i = 0; i < k; i++)
+			if (kwq_done(plain, keys + i * KEY_LEN, KEY_LEN) < 0 ||
+			    kwq_done(fd, keys + i * KEY_LEN, KEY_LEN) < 0)
+				die("payload: done");
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			if (kwq_add_ex(plain, keys + i * KEY_LEN, KEY_LEN, NULL) != KWQ_ADD_QUEUED)
+				die("payload: add-ex without a payload");
+		t[5] += now_ns() - t0;
+		for (i = 0; i < k; i++)
+			if (kwq_get(plain, got, sizeof(got), &len, 0) || kwq_done(plain, got, len) < 0)
+				die("payload: get and done");
+	}
+	end_queue(fd);
+	end_queue(plain);
+	free(keys);
+	result("payload.add_plain", (double)t[0] / (rounds * k), "ns/call");
+	result("payload.add_ex", (double)t[5] / (rounds * k), "ns/call");
+	result("payload.add_64", (double)t[1] / (rounds * k), "ns/call");
+	result("payload.replace_64", (double)t[2] / (rounds * k), "ns/call");
+	result("payload.get_plain", (double)t[3] / (rounds * k), "ns/call");
+	result("payload.get_64", (double)t[4] / (rounds * k), "ns/call");
 	return 0;
 }
 
@@ -1290,7 +1373,7 @@ int main(int argc, char **argv)
 		{ "batch", cmd_batch }, { "batch1", cmd_batch1 }, { "mq1", cmd_mq1 },
 		{ "mq", cmd_mq }, { "delay", cmd_delay }, { "delay-base", cmd_delay_base },
 		{ "scale-wait", cmd_scale_wait }, { "scale-queue", cmd_scale_queue },
-		{ "dedup", cmd_dedup },
+		{ "dedup", cmd_dedup }, { "payload", cmd_payload },
 	};
 	size_t i;
 

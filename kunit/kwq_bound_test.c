@@ -138,7 +138,7 @@ static void kwq_bound_test_busy_order(struct kunit *test)
 	struct fake_clock *fc = fake_queue(test, NULL);
 	struct kwq *q = fc->q;
 	struct kwq_lease a, b, *who[6];
-	struct kwq_handout h[6];
+	struct kwq_handout h[6] = {};
 	bool left[6] = { true, true, true, true, true, true };
 	char key[16], buf[16];
 	struct kwq_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);

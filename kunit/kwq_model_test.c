@@ -4,8 +4,8 @@
  *
  * Random sequences of every operation of the kernel API (each add and
  * policy, add-after with and without replace, debounced adds, adds with a
- * priority (kwq_add_ex()) on plain and priority queues, cancel,
- * add-rate-limited,
+ * priority (kwq_add_ex()) on plain and priority queues, adds and gets with
+ * payloads on half the queues, cancel, add-rate-limited,
  * forget, num-requeues, get with and without a ticket, done, requeue,
  * done-get, the three batches, shutdown, drain, destroy, clock steps that
  * fire deadlines and processing timeouts, invalid keys) run against a
@@ -124,20 +124,22 @@ struct mcfg {
 	struct kwq_ratelimit rl;
 	bool prio;		/* kwq_attr.priority */
 	u64 aging;		/* kwq_attr.aging_ns, 0 for the default */
+	u32 payload_max;	/* kwq_attr.payload_max, 0: no payloads */
 };
 
 enum mop_type {
 	MOP_ADD, MOP_ADD_ATOMIC, MOP_ADD_POLICY, MOP_ADD_AFTER, MOP_CANCEL,
 	MOP_ADD_RL, MOP_FORGET, MOP_NUM_REQUEUES, MOP_GET, MOP_DONE, MOP_REQUEUE,
 	MOP_DONE_GET, MOP_STEP, MOP_BAD_KEY, MOP_SHUTDOWN, MOP_DRAIN, MOP_ADD_BATCH,
-	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_ADD_DEBOUNCED, MOP_ADD_EX, MOP_NR
+	MOP_GET_BATCH, MOP_DONE_BATCH, MOP_DESTROY, MOP_ADD_DEBOUNCED, MOP_ADD_EX,
+	MOP_ADD_PAYLOAD, MOP_GET_PAYLOAD, MOP_NR
 };
 
 static const char * const mop_name[MOP_NR] = {
 	"add", "add_atomic", "add_policy", "add_after", "cancel", "add_rate_limited",
 	"forget", "num_requeues", "get", "done", "requeue", "done_get", "step",
 	"bad_key", "shutdown", "drain", "add_batch", "get_batch", "done_batch", "destroy",
-	"add_debounced", "add_ex",
+	"add_debounced", "add_ex", "add_payload", "get_payload",
 };
 
 /* Per mille, roughly; shutdown and drain are rare so runs live a while. */
@@ -148,7 +150,8 @@ static const u16 mop_weight[MOP_NR] = {
 	[MOP_DONE] = 120, [MOP_REQUEUE] = 40, [MOP_DONE_GET] = 30,
 	[MOP_STEP] = 100, [MOP_BAD_KEY] = 10, [MOP_SHUTDOWN] = 2, [MOP_DRAIN] = 2,
 	[MOP_ADD_BATCH] = 20, [MOP_GET_BATCH] = 20, [MOP_DONE_BATCH] = 20,
-	[MOP_ADD_DEBOUNCED] = 80, [MOP_ADD_EX] = 100,
+	[MOP_ADD_DEBOUNCED] = 80, [MOP_ADD_EX] = 100, [MOP_ADD_PAYLOAD] = 90,
+	[MOP_GET_PAYLOAD] = 80,
 };
 
 /* The number of priorities of a priority queue. */
@@ -196,12 +199,15 @@ struct mkey {
 	u64 ticket;		/* processing: its ticket, 0 if not known */
 	u64 dead_ticket;	/* ticket of its last ended hand-out, 0 for none */
 	int prio;		/* priority queue: the key's priority */
+	u32 pval;		/* its payload's value (its bytes: mpayload_fill()) */
+	u32 plen;		/* its payload's length, 0 for none */
 };
 
 /* Coverage: outcomes per operation, summed over a test case. */
-#define MSLOTS		17
+#define MSLOTS		19
 static const int mslot_errno[] = {
-	EINVAL, ENOENT, ENOSPC, ESHUTDOWN, EAGAIN, EMSGSIZE, ETIMEDOUT, EIDRM,
+	EINVAL, ENOENT, ENOSPC, ESHUTDOWN, EAGAIN, EMSGSIZE, ETIMEDOUT, EIDRM, E2BIG,
+	EOPNOTSUPP,
 };
 
 struct mcov {
@@ -222,6 +228,9 @@ struct mbucket {
 	s64 tick;	/* ns per token */
 };
 
+/* The longest payload_max of a run; adds try a little more. */
+#define MPAYLOAD_MAX	40
+
 #define MLOG_LINES	48
 #define MLOG_LEN	200
 
@@ -238,6 +247,7 @@ struct mrun {
 	u32 gen_steps;		/* steps of the run */
 	s64 now;
 	u64 seq;
+	u32 pseq;		/* payload values handed to adds */
 	u64 last_ticket;	/* highest ticket seen */
 	u64 lat_sum, work_sum;
 	struct mbucket b[KWQ_LIMITERS_MAX];
@@ -247,6 +257,8 @@ struct mrun {
 	struct kwq_stats got;
 	u8 buf[KWQ_KEY_MAX];
 	u8 bbuf[KWQ_KEY_MAX + 600];
+	u8 pbuf[MPAYLOAD_MAX + 8];
+	u8 pwant[MPAYLOAD_MAX + 8];
 	/* The first mismatch of the run. */
 	bool failed;
 	char why[MLOG_LEN];
@@ -271,6 +283,8 @@ static const char *merr(int ret)
 	case -EIDRM: return "-EIDRM";
 	case -ENOMEM: return "-ENOMEM";
 	case -EPERM: return "-EPERM";
+	case -E2BIG: return "-E2BIG";
+	case -EOPNOTSUPP: return "-EOPNOTSUPP";
 	default: return NULL;
 	}
 }
@@ -464,6 +478,8 @@ static void m_settle(struct mrun *r, u32 i)
 
 	if (m_state(k) || k->idle)
 		return;
+	/* Nothing will run the key: its payload goes. */
+	k->plen = 0;
 	if (!k->failures)
 		return;
 	k->idle = true;
@@ -777,6 +793,38 @@ static int m_forget(struct mrun *r, u32 i)
 	return 1;
 }
 
+/* The bytes of payload value @v, @len of them. */
+static void mpayload_fill(u8 *p, u32 v, u32 len)
+{
+	u32 j;
+
+	for (j = 0; j < len; j++)
+		p[j] = (u8)(v * 131 + j * 7 + 1);
+}
+
+/* What kwq_add_ex() checks of a payload before anything else. */
+static int m_payload_check(const struct mrun *r, u32 len)
+{
+	if (!len)
+		return 0;
+	if (!r->cfg.payload_max)
+		return -EINVAL;
+	return len > r->cfg.payload_max ? -E2BIG : 0;
+}
+
+/* A successful add with a payload: the latest wins, whatever the key's state. */
+static void m_payload_store(struct mrun *r, u32 i, u32 len)
+{
+	struct mkey *k = &r->k[i];
+
+	if (!len || (r->mutant == 4 && k->processing))
+		return;
+	if (k->plen)
+		r->want.payloads_replaced++;
+	k->pval = ++r->pseq;
+	k->plen = len;
+}
+
 /* A get that hands out @i (the head) stamps a new hand-out. */
 static int m_get(struct mrun *r, u32 cap, u32 *len)
 {
@@ -965,6 +1013,7 @@ static int mrun_begin(struct mrun *r)
 		.clock = &r->fc.base,
 		.priority = r->cfg.prio,
 		.aging_ns = r->cfg.aging,
+		.payload_max = r->cfg.payload_max,
 	};
 	u32 l;
 
@@ -974,6 +1023,7 @@ static int mrun_begin(struct mrun *r)
 	r->shut = false;
 	r->dead = false;
 	r->seq = 0;
+	r->pseq = 0;
 	r->last_ticket = 0;
 	r->lat_sum = 0;
 	r->work_sum = 0;
@@ -1037,6 +1087,7 @@ static const struct {
 	MFIELD(unfinished_work_ns), MFIELD(longest_running_ns),
 	MFIELD(queue_latency_sum_ns), MFIELD(work_duration_sum_ns),
 	MFIELD(processing_expiries), MFIELD(debounced), MFIELD(debounce_capped),
+	MFIELD(payloads_replaced), MFIELD(payload_bytes),
 };
 
 static u64 mfield(const struct kwq_stats *st, u32 f)
@@ -1070,6 +1121,9 @@ static void mcompare(struct mrun *r)
 	w->longest_running_ns = oldest == KTIME_MAX ? 0 : r->now - oldest;
 	w->queue_latency_sum_ns = r->lat_sum;
 	w->work_duration_sum_ns = r->work_sum;
+	w->payload_bytes = 0;
+	for (i = 0; i < MKEYS; i++)
+		w->payload_bytes += r->k[i].plen;
 
 	mexpect(r, "kwq_len", r->nready, kwq_len(r->q));
 	mexpect(r, "kwq_shutting_down", r->shut, kwq_shutting_down(r->q));
@@ -1250,6 +1304,10 @@ static int mget_batch(struct mrun *r, const struct mop *op, int *got)
 	if (!n || size < KWQ_KEY_MAX) {
 		ret = -EINVAL;
 		e = 0;
+	} else if (r->cfg.payload_max) {
+		/* No room for payloads: refused, nothing taken. */
+		ret = -EOPNOTSUPP;
+		e = 0;
 	} else {
 		for (e = 0; e < n; e++) {
 			head[e] = r->ready[m_next(r)];
@@ -1275,6 +1333,80 @@ static int mget_batch(struct mrun *r, const struct mop *op, int *got)
 	return ret;
 }
 
+/* An add with a payload (kwq_add_ex()): now, after a delay or debounced. */
+static int madd_payload(struct mrun *r, const struct mop *op, u32 i, int *got)
+{
+	struct kwq_add_opts o = { .payload_len = op->arg, .payload = op->arg ? r->pbuf : NULL };
+	int want = m_payload_check(r, op->arg);
+
+	/* The bytes of the value the model gives the key if it stores them. */
+	mpayload_fill(r->pbuf, r->pseq + 1, op->arg);
+	if (op->mode == 0) {
+		o.flags = op->api;
+		if (!want && !r->dead)
+			want = m_add(r, i, op->api);
+	} else {
+		o.delay_ns = op->val;
+		if (op->mode == 2) {
+			o.flags = KWQ_AFTER_DEBOUNCE;
+			o.max_wait_ns = op->max_wait;
+		}
+		if (!want && !r->dead)
+			want = m_prepare(r, i);
+		if (!want && !r->dead) {
+			r->want.retries++;
+			want = op->mode == 2 ? m_debounce(r, i, op->val, op->max_wait) :
+			       m_wait(r, i, op->val, false);
+		}
+	}
+	if (!want && r->dead)
+		want = -EIDRM;
+	if (want >= 0)
+		m_payload_store(r, i, op->arg);
+	*got = kwq_add_ex(r->q, mkey_bytes[i], mkey_len[i], &o);
+	return want;
+}
+
+/* A get of the key with its payload: a too small payload buffer is -EMSGSIZE too. */
+static int mget_payload(struct mrun *r, const struct mop *op, u32 *head, int *got)
+{
+	u32 cap = op->arg, pcap = (u32)op->val, len = 0, plen = U32_MAX, wlen = 0, wplen = 0;
+	u32 i = r->ready[m_next(r)], pval = 0;
+	u8 *pb = op->mode ? r->pbuf : NULL;
+	u64 ticket = 0;
+	int want;
+
+	if (r->nready) {
+		wplen = r->k[i].plen;
+		pval = r->k[i].pval;
+	}
+	if (r->nready && pb && wplen > pcap) {
+		wlen = mkey_len[i];
+		want = -EMSGSIZE;
+	} else {
+		want = m_get(r, cap, &wlen);
+	}
+	memset(r->buf, 0xa5, sizeof(r->buf));
+	memset(r->pbuf, 0xa5, sizeof(r->pbuf));
+	*got = kwq_get_payload(r->q, r->buf, cap, &len, pb, pcap, &plen, &ticket, KWQ_NOWAIT);
+	*head = i;
+	mexpect(r, "get_payload", want, *got);
+	if (want != *got || (want && want != -EMSGSIZE))
+		return want;
+	mexpect(r, "get_payload: length", wlen, len);
+	mexpect(r, "get_payload: payload length", wplen, plen);
+	if (want)
+		return want;
+	if (memcmp(r->buf, mkey_bytes[i], wlen))
+		mfail(r, "get_payload: bytes of k%u differ", i);
+	mpayload_fill(r->pwant, pval, wplen);
+	if (pb && memcmp(r->pbuf, r->pwant, wplen))
+		mfail(r, "get_payload: payload of k%u differs (value %u, %u bytes)", i, pval,
+		      wplen);
+	mticket_check(r, i, ticket);
+	return want;
+}
+
 /*
  * After kwq_destroy(), through another reference: every call with valid
  * arguments fails with -EIDRM (kwq-core.rst), the queue reports itself
@@ -1286,7 +1418,7 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 	u32 len = mkey_len[op->key], glen, e, n = max_t(u32, op->arg, 1);
 	struct kwq_key keys[MBATCH + 1];
 	u32 res[MBATCH + 1];
-	int got = -EIDRM, dr = -1;
+	int got = -EIDRM, dr = -1, want = -EIDRM;
 	u64 ticket = 0;
 	char a[24];
 
@@ -1351,6 +1483,15 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 		got = kwq_done_get(r->q, key, len, &dr, r->buf, KWQ_KEY_MAX, &glen, KWQ_NOWAIT);
 		if (dr != -1)
 			mfail(r, "done_get after destroy: done_result %d", dr);
+		if (r->cfg.payload_max)
+			want = -EOPNOTSUPP;
+		break;
+	case MOP_ADD_PAYLOAD:
+		want = madd_payload(r, op, op->key, &got);
+		break;
+	case MOP_GET_PAYLOAD:
+		got = kwq_get_payload(r->q, r->buf, KWQ_KEY_MAX, &glen, r->pbuf, MPAYLOAD_MAX,
+				      &glen, &ticket, KWQ_NOWAIT);
 		break;
 	case MOP_STEP:
 		r->now += op->val;
@@ -1370,6 +1511,8 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 		break;
 	case MOP_GET_BATCH:
 		got = kwq_get_batch(r->q, keys, n, r->bbuf, KWQ_KEY_MAX, KWQ_NOWAIT);
+		if (r->cfg.payload_max)
+			want = -EOPNOTSUPP;
 		break;
 	case MOP_DONE_BATCH:
 		got = kwq_done_batch(r->q, keys, n, res);
@@ -1377,7 +1520,8 @@ static bool mexec_dead(struct mrun *r, const struct mop *op, u32 step)
 	default:	/* bad keys and a second destroy: nothing to call */
 		break;
 	}
-	mexpect(r, mop_name[op->type], -EIDRM, got);
+	/* Refusals that do not look at the queue's state come first. */
+	mexpect(r, mop_name[op->type], want, got);
 	kwq_stats(r->q, &r->got);
 	mexpect(r, "stats.state after destroy", KWQ_STATE_DESTROYED | KWQ_STATE_SHUTTING_DOWN,
 		r->got.state);
@@ -1415,6 +1559,12 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 	case MOP_ADD:
 		want = m_add(r, i, 0);
 		got = kwq_add(r->q, key, len);
+		break;
+	case MOP_ADD_PAYLOAD:
+		want = madd_payload(r, op, i, &got);
+		break;
+	case MOP_GET_PAYLOAD:
+		want = mget_payload(r, op, &i, &got);
 		break;
 	case MOP_ADD_ATOMIC:
 		want = m_add(r, i, 0);
@@ -1509,10 +1659,13 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 				kwq_requeue(r->q, key, len);
 		break;
 	case MOP_DONE_GET: {
-		int wdr = m_done(r, i, 0);
+		/* No room for the next key's payload: refused before the done. */
+		int wdr = r->cfg.payload_max ? -EOPNOTSUPP : m_done(r, i, 0);
 		u32 glen = 0, head = r->ready[m_next(r)];
 
 		want = wdr < 0 ? wdr : m_get(r, op->arg, &wlen);
+		if (wdr == -EOPNOTSUPP)
+			head = i;
 		memset(r->buf, 0xa5, sizeof(r->buf));
 		got = kwq_done_get(r->q, key, len, &dr, r->buf, op->arg, &glen, KWQ_NOWAIT);
 		if ((wdr < 0 ? -1 : wdr) != dr)
@@ -1620,7 +1773,7 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		got = kwq_shutdown_drain(r->q, KWQ_NOWAIT, op->arg);
 		break;
 	}
-	if (op->type != MOP_GET)
+	if (op->type != MOP_GET && op->type != MOP_GET_PAYLOAD)
 		mexpect(r, mop_name[op->type], want, got);
 	if (!r->failed)
 		mcompare(r);
@@ -1677,6 +1830,19 @@ static bool mexec(struct mrun *r, const struct mop *op, u32 step)
 		break;
 	case MOP_DONE_GET:
 		n = scnprintf(r->line, sizeof(r->line), "done_get k%u cap=%u", op->key, op->arg);
+		break;
+	case MOP_ADD_PAYLOAD:
+		n = scnprintf(r->line, sizeof(r->line),
+			      "add_payload k%u len=%u mode=%u policy=%u delay=%lld max_wait=%llu",
+			      op->key, op->arg, op->mode, op->api, (long long)op->val,
+			      op->max_wait);
+		break;
+	case MOP_GET_PAYLOAD:
+		n = scnprintf(r->line, sizeof(r->line), "get_payload cap=%u pbuf=%u pcap=%llu",
+			      op->arg, op->mode, (u64)op->val);
+		if (want == 0)
+			n += scnprintf(r->line + n, sizeof(r->line) - n, " -> k%u (%u bytes)", i,
+				       r->k[i].plen);
 		break;
 	case MOP_STEP:
 		n = scnprintf(r->line, sizeof(r->line), "step %lld ns (now %lld)",
@@ -1752,6 +1918,8 @@ static void mcfg_gen(struct mcfg *c, u64 *s)
 	c->prio = mrand_below(s, 2);
 	if (c->prio)
 		c->aging = mrand_below(s, 4) ? MS(1 + mrand_below(s, 10)) : 0;
+	if (mrand_below(s, 2))
+		c->payload_max = 1 + mrand_below(s, MPAYLOAD_MAX);
 }
 
 static void mcfg_str(char *buf, size_t n, const struct mcfg *c)
@@ -1778,7 +1946,9 @@ static void mcfg_str(char *buf, size_t n, const struct mcfg *c)
 	if (c->rl.max_wait_ns)
 		len += scnprintf(buf + len, n - len, " max_wait=%llu", c->rl.max_wait_ns);
 	if (c->prio)
-		scnprintf(buf + len, n - len, " priority aging=%llu", c->aging);
+		len += scnprintf(buf + len, n - len, " priority aging=%llu", c->aging);
+	if (c->payload_max)
+		scnprintf(buf + len, n - len, " payload_max=%u", c->payload_max);
 }
 
 static u32 mop_weight_sum(void)
@@ -1897,6 +2067,22 @@ static void mop_gen(struct mrun *r, struct mop *op, u64 *s)
 	case MOP_DONE_GET:
 		op->api = mrand_below(s, 5) != 0;
 		op->arg = mrand_below(s, 10) ? KWQ_KEY_MAX : mrand_below(s, 40);
+		break;
+	case MOP_ADD_PAYLOAD:
+		/* Lengths in the limit, mostly; none; or past it (-E2BIG, -EINVAL). */
+		x = mrand_below(s, 20);
+		op->arg = x == 0 ? 0 : x == 1 ? r->cfg.payload_max + 1 + mrand_below(s, 3) :
+			  1 + mrand_below(s, max(r->cfg.payload_max, 1U));
+		x = mrand_below(s, 4);
+		op->mode = x == 3 ? 0 : x;	/* now, after a delay, debounced */
+		op->api = mrand_below(s, 4);
+		op->val = MS(1 + mrand_below(s, 20));
+		op->max_wait = (u64)op->val * (1 + mrand_below(s, 4));
+		break;
+	case MOP_GET_PAYLOAD:
+		op->arg = mrand_below(s, 10) ? KWQ_KEY_MAX : mrand_below(s, 40);
+		op->mode = mrand_below(s, 5) != 0;	/* a payload buffer */
+		op->val = mrand_below(s, 4) ? MPAYLOAD_MAX : mrand_below(s, MPAYLOAD_MAX);
 		break;
 	case MOP_DONE:
 	case MOP_REQUEUE:
@@ -2170,6 +2356,24 @@ static void mcoverage(struct kunit *test, const struct mcov *cov)
 	KUNIT_EXPECT_GT(test, MCOV(MOP_ADD_DEBOUNCED, merrslot(ESHUTDOWN)), 0);
 	KUNIT_EXPECT_GT(test, cov->sum.debounced, 0);
 	KUNIT_EXPECT_GT(test, cov->sum.debounce_capped, 0);
+	kunit_info(test, "coverage: payload adds queued/duplicate/deferred/waiting %llu/%llu/%llu/%llu, -E2BIG %llu, -EINVAL %llu, replaced %llu; payload gets %llu, -EMSGSIZE %llu; refused batch gets %llu, done-gets %llu",
+		   MCOV(MOP_ADD_PAYLOAD, KWQ_ADD_QUEUED), MCOV(MOP_ADD_PAYLOAD, KWQ_ADD_DUPLICATE),
+		   MCOV(MOP_ADD_PAYLOAD, KWQ_ADD_DEFERRED), MCOV(MOP_ADD_PAYLOAD, KWQ_ADD_WAITING),
+		   MCOV(MOP_ADD_PAYLOAD, merrslot(E2BIG)), MCOV(MOP_ADD_PAYLOAD, merrslot(EINVAL)),
+		   cov->sum.payloads_replaced, MCOV(MOP_GET_PAYLOAD, 0),
+		   MCOV(MOP_GET_PAYLOAD, merrslot(EMSGSIZE)),
+		   MCOV(MOP_GET_BATCH, merrslot(EOPNOTSUPP)),
+		   MCOV(MOP_DONE_GET, merrslot(EOPNOTSUPP)));
+	for (s = KWQ_ADD_QUEUED; s <= KWQ_ADD_WAIT_MOVED; s++)
+		KUNIT_EXPECT_GT_MSG(test, MCOV(MOP_ADD_PAYLOAD, s), 0,
+				    "payload add result %u never seen", s);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_ADD_PAYLOAD, merrslot(E2BIG)), 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_ADD_PAYLOAD, merrslot(EINVAL)), 0);
+	KUNIT_EXPECT_GT(test, cov->sum.payloads_replaced, 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_GET_PAYLOAD, 0), 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_GET_PAYLOAD, merrslot(EMSGSIZE)), 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_GET_BATCH, merrslot(EOPNOTSUPP)), 0);
+	KUNIT_EXPECT_GT(test, MCOV(MOP_DONE_GET, merrslot(EOPNOTSUPP)), 0);
 }
 
 /*
@@ -2243,9 +2447,9 @@ static void kwq_model_test_random(struct kunit *test)
 /*
  * The oracle can fail: with a bug planted in the model (a dedup not
  * counted, a requeue to the tail instead of the head, a debounced add
- * not held at its bound, a raise that moves a key it should leave), the
- * same runs must report a mismatch and
- * shrink it to a handful of operations.
+ * not held at its bound, a raise that moves a key it should leave, a
+ * payload not replaced while its key is processing), the same runs must
+ * report a mismatch and shrink it to a handful of operations.
  */
 static void kwq_model_test_oracle_can_fail(struct kunit *test)
 {

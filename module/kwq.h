@@ -89,6 +89,9 @@ struct kwq_clock {
  *	struct kwq_add_opts.priority.
  * @aging_ns: with @priority, as struct kwq_ioc_create.aging_ns (0 for
  *	KWQ_AGING_DEFAULT_NS, at most KWQ_AGING_MAX_NS); otherwise must be 0.
+ * @payload_max: 0, or the longest payload an add may carry, in bytes, at
+ *	most the module parameter max_payload (-EINVAL otherwise); see
+ *	kwq_get_payload() and Documentation/kwq-payloads.rst.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -103,6 +106,7 @@ struct kwq_attr {
 	u64 processing_timeout_ns;
 	bool priority;
 	u64 aging_ns;
+	u32 payload_max;
 };
 
 /**
@@ -178,6 +182,8 @@ void kwq_run_due(struct kwq *q);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
 		   ktime_t deadline);
+int kwq_get_payload(struct kwq *q, void *buf, u32 cap, u32 *len, void *pbuf, u32 pcap,
+		    u32 *plen, u64 *ticket, ktime_t deadline);
 int kwq_done(struct kwq *q, const void *key, u32 len);
 int kwq_done_ticket(struct kwq *q, const void *key, u32 len, u64 ticket);
 int kwq_requeue_ticket(struct kwq *q, const void *key, u32 len, u64 ticket);

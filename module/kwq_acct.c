@@ -11,6 +11,7 @@
 
 #include "kwq.h"
 #include "kwq_acct.h"
+#include "kwq_payload.h"
 #include "kwq_table.h"
 #include "kwq_user.h"
 
@@ -55,24 +56,31 @@ void kwq_acct_release(struct kwq_acct *a)
 	*a = (struct kwq_acct){};
 }
 
-bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len)
+bool __kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes)
 {
-	u64 bytes = kwq_item_bytes(key_len);
-
 	if (!kwq_user_charge(a->user, bytes, a->limited))
 		return false;
 	a->bytes += bytes;
 	return true;
 }
 
-void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
+void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
 {
-	u64 bytes = kwq_item_bytes(key_len);
-
 	if (WARN_ON_ONCE(bytes > a->bytes))
 		bytes = a->bytes;
 	a->bytes -= bytes;
 	kwq_user_uncharge(a->user, bytes);
+}
+
+/* A record's size: a pointer more on a payload queue (kwq_payload.h). */
+bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len)
+{
+	return __kwq_acct_charge_bytes(a, kwq_rec_bytes(a->payloads, key_len));
+}
+
+void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
+{
+	__kwq_acct_uncharge_bytes(a, kwq_rec_bytes(a->payloads, key_len));
 }
 
 /**

@@ -26,18 +26,23 @@ struct mem_cgroup;
  * @bytes: what this queue charged to @user; under kwq.lock.
  * @limited: adds past max_key_bytes_per_user fail (the creator had no
  *	CAP_SYS_RESOURCE).
+ * @payloads: the queue stores payloads: its records are a pointer longer
+ *	(kwq_payload.h). Constant.
  */
 struct kwq_acct {
 	struct mem_cgroup *memcg;
 	struct kwq_user *user;
 	u64 bytes;
 	bool limited;
+	bool payloads;
 };
 
 int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner);
 void kwq_acct_release(struct kwq_acct *a);
 bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len);
 void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len);
+bool __kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes);
+void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes);
 struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp);
 
 /**
@@ -64,6 +69,29 @@ static inline void kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
 {
 	if (a->user)
 		__kwq_acct_uncharge(a, key_len);
+}
+
+/**
+ * kwq_acct_charge_bytes() - count @bytes of a payload against the owner
+ * @a: the queue's accounting.
+ * @bytes: the payload's allocated size (kwq_payload_bytes()).
+ *
+ * Return: true, or false (nothing changed) past max_key_bytes_per_user.
+ */
+static inline bool kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes)
+{
+	return !a->user || __kwq_acct_charge_bytes(a, bytes);
+}
+
+/**
+ * kwq_acct_uncharge_bytes() - a payload charged by kwq_acct_charge_bytes() left
+ * @a: the queue's accounting.
+ * @bytes: what was charged.
+ */
+static inline void kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
+{
+	if (a->user)
+		__kwq_acct_uncharge_bytes(a, bytes);
 }
 
 #endif /* _KWQ_ACCT_H */

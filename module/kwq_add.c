@@ -11,6 +11,7 @@
 
 #include "kwq_compat.h"
 #include "kwq_core.h"
+#include "kwq_payload.h"
 #include "kwq_state.h"
 #include "kwq_trace.h"
 
@@ -102,6 +103,10 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
 			return -EWOULDBLOCK;
 		if (!kwq_acct_charge(&q->acct, len))
 			return -ENOSPC;
+		if (w->payload && kwq_payload_charge_locked(q, NULL, w->payload)) {
+			kwq_acct_uncharge(&q->acct, len);
+			return -ENOSPC;
+		}
 		/* Nothing fails from here on: evicting now changes nothing on error. */
 		if (q->items.n >= q->max_items)
 			kwq_evict_backoff_locked(q, &w->stale);
@@ -109,6 +114,8 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
 		kwq_table_check_locked(q);
 		it = *fresh;
 		*fresh = NULL;
+	} else if (w->payload && kwq_payload_charge_locked(q, it, w->payload)) {
+		return -ENOSPC;
 	}
 	kwq_item_activate_locked(q, it);
 	if (q->prio)
@@ -123,6 +130,11 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
 		ret = kwq_wait_locked(q, it, delay_ns, flags);
 	} else {
 		ret = kwq_add_now_locked(q, it, policy ?: q->policy, &w->ready);
+	}
+	/* Whatever the add did, its payload is the key's latest. */
+	if (w->payload) {
+		kwq_payload_set_locked(q, it, w->payload);
+		w->payload = NULL;
 	}
 	trace_kwq_add(q->name, key, len, ret, delay_ns > 0 ? delay_ns : 0);
 	return ret;
@@ -144,7 +156,7 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
 
 		kwq_unlock(q);
 		kwq_lookup_key_init(&k, q, key, len);
-		fresh = kwq_item_new(&k, gfp);
+		fresh = kwq_item_new(q, &k, gfp);
 		kwq_lock(q);
 		ret = fresh ? kwq_add_locked(q, key, len, o, gfp, &fresh, w) : -ENOMEM;
 	}
@@ -154,7 +166,29 @@ int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
 	return ret;
 }
 
-/* Every add of one key: now (@o->delay_ns <= 0) or after a delay. */
+/*
+ * Every add of one key: now (@o->delay_ns <= 0) or after a delay, with
+ * @payload (the add's reference, which it stores or drops) or NULL.
+ */
+static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
+			   gfp_t gfp, struct kwq_payload *payload)
+{
+	struct kwq_unlocked_work w;
+	int ret;
+
+	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS)) {
+		kwq_payload_put(payload);
+		return -EINVAL;
+	}
+	kwq_unlocked_work_init(&w);
+	w.payload = payload;
+	kwq_lock(q);
+	ret = kwq_add_locked_alloc(q, key, len, o, gfp, &w);
+	kwq_unlock_and_finish(q, &w);
+	return ret;
+}
+
+/* Every add of one key without a payload. */
 static int kwq_add_common(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
 			  gfp_t gfp)
 {
@@ -327,8 +361,8 @@ bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o)
 	if (q->prio ? o->priority < KWQ_PRIORITY_MIN || o->priority > KWQ_PRIORITY_MAX :
 		      o->priority)
 		return false;
-	/* Payloads are not implemented yet. */
-	if (o->payload || o->payload_len)
+	/* A payload has bytes; its length is checked against the queue's limit. */
+	if (!o->payload != !o->payload_len)
 		return false;
 	if (o->delay_ns <= 0)
 		return !(o->flags & ~KWQ_ADD_POLICY_MASK) && !o->max_wait_ns;
@@ -350,18 +384,60 @@ bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o)
  * (Documentation/kwq-priorities.rst). Every other add of a priority queue
  * has priority 0.
  *
+ * With @o->payload (@o->payload_len bytes, copied), on a queue made with
+ * kwq_attr.payload_max, the payload becomes the key's: a later add with
+ * a payload replaces it, one without keeps it; kwq_get_payload() hands it
+ * out with the key. Documentation/kwq-payloads.rst has the rules.
+ *
  * Context: process context; may sleep to allocate the key record.
  * Return: an enum kwq_add_result (>= 0); errors as kwq_add(), and
- * -EINVAL for options that do not apply. On error nothing changed.
+ * -EINVAL for options that do not apply (a payload on a queue without
+ * payloads among them), -E2BIG for a payload longer than the queue's
+ * payload_max. On error nothing changed.
  */
 int kwq_add_ex(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o)
 {
+	struct kwq_payload *p;
+	int ret;
+
 	might_sleep();
 	if (!kwq_add_opts_ok(q, o))
 		return -EINVAL;
-	return kwq_add_common(q, key, len, o, q->gfp);
+	ret = kwq_payload_check(q, o->payload_len);
+	if (ret)
+		return ret;
+	if (!o->payload_len)
+		return kwq_add_common(q, key, len, o, q->gfp);
+	if (!kwq_key_valid(key, len))
+		return -EINVAL;
+	p = kwq_payload_new(o->payload, o->payload_len, q->gfp);
+	if (!p)
+		return -ENOMEM;
+	return kwq_add_payload(q, key, len, o, q->gfp, p);
 }
 EXPORT_SYMBOL_GPL(kwq_add_ex);
+
+/**
+ * kwq_add_ex_payload() - kwq_add_ex() with a payload made by the caller
+ * @q: queue.
+ * @key: key bytes, copied.
+ * @len: key length.
+ * @o: the options, checked with kwq_add_opts_ok(); @o->payload unused.
+ * @p: the payload (kwq_payload_alloc(), length checked with
+ *	kwq_payload_check()), whose reference the add takes: stored, or
+ *	dropped on error.
+ *
+ * For /dev/kwq, which copies the payload from user space straight into
+ * its allocation.
+ *
+ * Context: process context; may sleep.
+ * Return: as kwq_add_ex().
+ */
+int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
+		       struct kwq_payload *p)
+{
+	return kwq_add_payload(q, key, len, o, q->gfp, p);
+}
 
 /*
  * The frame of the small per-key calls: validate the key, look it up under
@@ -379,7 +455,7 @@ static int kwq_with_key(struct kwq *q, const void *key, u32 len,
 	kwq_lock(q);
 	ret = q->dead ? -EIDRM : op(q, kwq_find_locked(q, key, len), &stale);
 	kwq_unlock(q);
-	kwq_free_stale(&stale);
+	kwq_free_stale(q, &stale);
 	return ret;
 }
 

@@ -138,7 +138,7 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 			  int *err)
 {
 	u32 i, cap = KWQ_KEY_MAX, off = 0, len = 0;
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	int ret = 0;
 
 	kwq_lock(q);
@@ -192,9 +192,14 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
 			 void *buf, u32 size, ktime_t deadline, struct kwq_lease *lease,
 			 u64 *latency, int *err)
 {
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	u32 len = 0, taken;
 
+	/* No room for payloads: their consumers get one key at a time. */
+	if (q->payload_max) {
+		*err = -EOPNOTSUPP;
+		return 0;
+	}
 	taken = kwq_take_batch(q, out, caps, n, buf, size, lease, latency, err);
 	if (taken || *err != -EAGAIN || deadline == KWQ_NOWAIT)
 		return taken;
@@ -228,7 +233,8 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
  *
  * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
  * Return: how many keys were taken (at least 1), or an error as kwq_get();
- * -EINVAL if @n is 0 or @size is below KWQ_KEY_MAX.
+ * -EINVAL if @n is 0 or @size is below KWQ_KEY_MAX; -EOPNOTSUPP on a
+ * queue with payloads (use kwq_get_payload()), where nothing is taken.
  */
 int kwq_get_batch(struct kwq *q, struct kwq_key *out, u32 n, void *buf, u32 size,
 		  ktime_t deadline)

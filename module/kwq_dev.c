@@ -43,6 +43,7 @@
 #include <linux/vmalloc.h>
 
 #include "kwq_internal.h"
+#include "kwq_payload.h"
 #include "kwq_uaccess.h"
 
 static struct kwq *kwq_file_queue(struct kwq_file *kf)
@@ -151,7 +152,7 @@ static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
 		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE |
-		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY;
+		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY | KWQ_FEATURE_PAYLOAD;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -166,11 +167,8 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	/* Payloads are not implemented yet. */
-	if (c.payload_max || c.pad2)
-		return -EINVAL;
 	if ((c.flags & ~(KWQ_CREATE_RATELIMIT | KWQ_CREATE_PRIORITY)) || (c.mode & ~0777) ||
-	    c.policy > KWQ_POLICY_STRICT || c.pad ||
+	    c.policy > KWQ_POLICY_STRICT || c.pad || c.pad2 ||
 	    !kwq_is_zero(c.reserved, sizeof(c.reserved)) ||
 	    (!(c.flags & KWQ_CREATE_RATELIMIT) &&
 	     !kwq_is_zero(&c.ratelimit, sizeof(c.ratelimit))))
@@ -191,6 +189,7 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 	/* kwq_create_in() checks aging_ns (-EINVAL without a priority queue). */
 	attr.priority = c.flags & KWQ_CREATE_PRIORITY;
 	attr.aging_ns = c.aging_ns;
+	attr.payload_max = c.payload_max;
 	if (c.flags & KWQ_CREATE_RATELIMIT)
 		attr.ratelimit = &c.ratelimit;
 
@@ -350,6 +349,32 @@ static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned i
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
 }
 
+/*
+ * A payload of KWQ_IOC_ADD_EX: both fields 0 (none) or both set, and no
+ * longer than the queue allows.
+ */
+static int kwq_payload_ok(const struct kwq *q, u64 ptr, u32 len)
+{
+	if (!ptr != !len)
+		return -EINVAL;
+	return kwq_payload_check(q, len);
+}
+
+/* An add with a payload copied from user space straight into its allocation. */
+static int kwq_add_payload_from(struct kwq *q, const void *key, u32 len,
+				const struct kwq_add_opts *o, u64 ptr, u32 plen)
+{
+	struct kwq_payload *p = kwq_payload_alloc(plen, q->gfp);
+
+	if (!p)
+		return -ENOMEM;
+	if (copy_from_user(p->data, u64_to_user_ptr(ptr), plen)) {
+		kwq_payload_put(p);
+		return -EFAULT;
+	}
+	return kwq_add_ex_payload(q, key, len, o, p);
+}
+
 /* KWQ_IOC_ADD_EX: the options are checked as kwq_add_ex() checks a kernel caller's. */
 static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			   void __user *uarg)
@@ -364,9 +389,9 @@ static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int 
 		return -EFAULT;
 	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)))
 		return -EINVAL;
-	/* Payloads are not implemented yet. */
-	if (a.payload_ptr || a.payload_len)
-		return -EINVAL;
+	ret = kwq_payload_ok(kf->q, a.payload_ptr, a.payload_len);
+	if (ret)
+		return ret;
 	o.delay_ns = a.delay_ns;
 	o.max_wait_ns = a.max_wait_ns;
 	o.flags = a.flags;
@@ -379,7 +404,9 @@ static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int 
 	/* Fault on the report now, while nothing has changed. */
 	if (put_user(0U, &ua->result))
 		return -EFAULT;
-	ret = kwq_add_ex(kf->q, key, a.key_len, &o);
+	ret = a.payload_len ? kwq_add_payload_from(kf->q, key, a.key_len, &o, a.payload_ptr,
+						   a.payload_len) :
+			      kwq_add_ex(kf->q, key, a.key_len, &o);
 	if (ret < 0)
 		return ret;
 	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
@@ -392,6 +419,44 @@ struct kwq_done_req {
 	u64 ticket;
 	u32 __user *uresult;
 };
+
+/* Where KWQ_IOC_GET puts the payload: @cap bytes at @ptr (0: none), its length in *@ulen. */
+struct kwq_payload_out {
+	u64 ptr;
+	u32 cap;
+	u32 __user *ulen;
+};
+
+/* kwq_probe_out() for the payload's buffer and length; @po->cap is clamped. */
+static int kwq_probe_payload(struct kwq_payload_out *po, u32 payload_max)
+{
+	u8 __user *p = u64_to_user_ptr(po->ptr);
+	u32 len;
+	u8 b;
+
+	if (get_user(len, po->ulen) || put_user(len, po->ulen))
+		return -EFAULT;
+	/* No payload is longer: the rest of a larger buffer is never written. */
+	po->cap = min(po->cap, payload_max);
+	if (po->ptr && po->cap && (get_user(b, p) || put_user(b, p) ||
+				   get_user(b, p + po->cap - 1) || put_user(b, p + po->cap - 1)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Copy a hand-out's payload out (dropping the get's reference) and report its length. */
+static int kwq_payload_to_user(const struct kwq_payload_out *po, struct kwq_handout *h)
+{
+	int ret = 0;
+
+	if (h->payload) {
+		if (copy_to_user(u64_to_user_ptr(po->ptr), h->payload->data, h->payload->len))
+			ret = -EFAULT;
+		kwq_payload_put(h->payload);
+		h->payload = NULL;
+	}
+	return ret ?: put_user(h->payload_len, po->ulen);
+}
 
 /*
  * Whether a get can deliver: rewrite, unchanged, the first and last byte
@@ -415,25 +480,32 @@ static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket
 }
 
 /*
- * Take one key into a user buffer (its ticket into *@uticket), after
- * ending @done's key if @done is not NULL. The key is leased to @kf
- * unless @unleased. Memory that cannot be written fails the call before
- * anything happens; if it stops being writable during the call, the key
- * goes back to the head of the queue (kwq_undeliverable()).
+ * Take one key into a user buffer (its ticket into *@uticket, its payload
+ * as @po says if @po is not NULL), after ending @done's key if @done is
+ * not NULL. The key is leased to @kf unless @unleased. Memory that cannot
+ * be written fails the call before anything happens; if it stops being
+ * writable during the call, the key goes back to the head of the queue
+ * (kwq_undeliverable()).
  */
 static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ulen,
 			   u64 __user *uticket, ktime_t deadline, bool unleased,
-			   const struct kwq_done_req *done)
+			   const struct kwq_done_req *done, struct kwq_payload_out *po)
 {
 	struct kwq_lease *lease = unleased ? NULL : &kf->lease;
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret, done_result = -1;
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	u32 len = 0;
 
 	cap = min_t(u32, cap, KWQ_KEY_MAX);
 	if (kwq_probe_out(ptr, cap, ulen, uticket))
 		return -EFAULT;
+	if (po && kwq_probe_payload(po, kf->q->payload_max))
+		return -EFAULT;
+	if (po) {
+		h.payload_want = po->ptr;
+		h.payload_cap = po->cap;
+	}
 	if (done)
 		ret = kwq_done_get_leased(kf->q, done->key, done->len, done->ticket, &done_result,
 					  key, cap, &len, deadline, &kf->lease, lease, &h);
@@ -442,15 +514,17 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 	if (done && done_result >= 0 && put_user((u32)done_result, done->uresult))
 		goto fault;
 	if (ret == -EMSGSIZE)
-		return put_user(len, ulen) ? -EFAULT : -EMSGSIZE;
+		return put_user(len, ulen) || (po && put_user(h.payload_len, po->ulen)) ?
+		       -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
 	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen) ||
-	    put_user(h.ticket, uticket))
+	    put_user(h.ticket, uticket) || (po && kwq_payload_to_user(po, &h)))
 		goto fault;
 	return 0;
 fault:
-	/* Never lose the key. */
+	/* Never lose the key (nor its payload, which its record keeps). */
+	kwq_payload_put(h.payload);
 	if (!ret)
 		kwq_undeliverable(kf->q, key, len, &h);
 	return -EFAULT;
@@ -460,16 +534,20 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, unsigned int cmd
 			void __user *uarg)
 {
 	struct kwq_ioc_get __user *uget = uarg;
+	struct kwq_payload_out po;
 	struct kwq_ioc_get g;
 
 	if (copy_from_user(&g, uarg, sizeof(g)))
 		return -EFAULT;
-	/* Payloads are not implemented yet. */
-	if ((g.flags & ~KWQ_GET_UNLEASED) || g.payload_len || g.payload_ptr)
+	/* A length without a buffer is what a nonzero pad was before payloads. */
+	if ((g.flags & ~KWQ_GET_UNLEASED) || (!g.payload_ptr && g.payload_len))
 		return -EINVAL;
+	po.ptr = g.payload_ptr;
+	po.cap = g.payload_len;
+	po.ulen = &uget->payload_len;
 	return kwq_get_to_user(kf, g.key_ptr, g.key_cap, &uget->key_len, &uget->ticket,
 			       kwq_deadline_from(g.deadline_ns, file),
-			       g.flags & KWQ_GET_UNLEASED, NULL);
+			       g.flags & KWQ_GET_UNLEASED, NULL, &po);
 }
 
 /*
@@ -499,7 +577,7 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned in
 	done.ticket = d.done_ticket;
 	ret = kwq_get_to_user(kf, d.key_ptr, d.key_cap, &ud->key_len, &ud->ticket,
 			      kwq_deadline_from(d.deadline_ns, file),
-			      d.flags & KWQ_GET_UNLEASED, &done);
+			      d.flags & KWQ_GET_UNLEASED, &done, NULL);
 	/* Restarting the call would end the key a second time. */
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }

@@ -181,7 +181,7 @@ static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned
  */
 static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 from, u32 to)
 {
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 
 	while (to-- > from) {
 		h.ticket = c->keys[to].ticket;

@@ -12,6 +12,7 @@
 
 #include "kwq_compat.h"
 #include "kwq_core.h"
+#include "kwq_payload.h"
 #include "kwq_state.h"
 #include "kwq_trace.h"
 
@@ -25,6 +26,7 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 {
 	struct kwq_item *it;
 	u64 latency, now;
+	u32 plen;
 
 	if (q->dead)
 		return -EIDRM;
@@ -33,8 +35,16 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	if (!it)
 		return kwq_more_may_come_locked(q) ? -EAGAIN : -ESHUTDOWN;
 	*len = it->len;
-	if (it->len > cap)
+	plen = kwq_payload_len(q->payload_max, it);
+	if (h)
+		h->payload_len = plen;
+	if (it->len > cap || (h && h->payload_want && plen > h->payload_cap))
 		return -EMSGSIZE;
+	/* The record keeps its own reference: a give-back runs with it. */
+	if (h && h->payload_want && plen) {
+		h->payload = *kwq_payload_slot(it);
+		refcount_inc(&h->payload->ref);
+	}
 	now = kwq_stamp_now(q);
 	latency = kwq_elapsed(now, it->stamp);
 	kwq_st_take(q, it, now, lease ? &lease->busy : &q->unleased);
@@ -193,7 +203,7 @@ EXPORT_SYMBOL_GPL(kwq_get);
 int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
 		   ktime_t deadline)
 {
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	int ret = kwq_get_leased(q, buf, cap, len, deadline, NULL, &h);
 
 	if (!ret)
@@ -201,6 +211,50 @@ int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kwq_get_ticket);
+
+/**
+ * kwq_get_payload() - kwq_get_ticket(), and the key's payload
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @pbuf: where the key's payload is copied, or NULL to copy nothing.
+ * @pcap: size of @pbuf.
+ * @plen: set to the payload's length, 0 for a key without one (also on
+ *	-EMSGSIZE).
+ * @ticket: set to the hand-out's ticket on success, or NULL.
+ * @deadline: as for kwq_get().
+ *
+ * On a queue made with a payload limit (kwq_attr.payload_max) each key
+ * carries the payload of the latest add that gave it one. The record
+ * keeps it while the key is processing, so a key given back (requeue,
+ * processing timeout) runs again with it, and an add meanwhile replaces
+ * it for the next run; done drops it unless the key is queued or waiting
+ * again. Documentation/kwq-payloads.rst has the rules.
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: as kwq_get(); -EMSGSIZE also if @pbuf is not NULL and the
+ * payload is longer than @pcap (the key stays queued).
+ */
+int kwq_get_payload(struct kwq *q, void *buf, u32 cap, u32 *len, void *pbuf, u32 pcap,
+		    u32 *plen, u64 *ticket, ktime_t deadline)
+{
+	struct kwq_handout h = { .payload_want = pbuf, .payload_cap = pcap };
+	int ret = kwq_get_leased(q, buf, cap, len, deadline, NULL, &h);
+
+	if (!ret || ret == -EMSGSIZE)
+		*plen = h.payload_len;
+	if (ret)
+		return ret;
+	if (h.payload) {
+		memcpy(pbuf, h.payload->data, h.payload->len);
+		kwq_payload_put(h.payload);
+	}
+	if (ticket)
+		*ticket = h.ticket;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kwq_get_payload);
 
 /*
  * Find the hand-out the caller may end. @ticket, if not 0, names it: the
@@ -350,6 +404,9 @@ int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
 	struct kwq_unlocked_work w;
 	int ret;
 
+	/* No room for the next key's payload: refused before the done. */
+	if (q->payload_max)
+		return -EOPNOTSUPP;
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
 	ret = kwq_done_locked(q, dkey, dlen, done_lease, dticket, &w);
@@ -380,7 +437,9 @@ int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
  *
  * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
  * Return: the done's error if it failed (then nothing changed and
- * *@done_result is not set); else as kwq_get().
+ * *@done_result is not set); else as kwq_get(). -EOPNOTSUPP, with nothing
+ * done, on a queue with payloads: there use kwq_done_ticket() and
+ * kwq_get_payload().
  */
 int kwq_done_get(struct kwq *q, const void *dkey, u32 dlen, int *done_result,
 		 void *buf, u32 cap, u32 *len, ktime_t deadline)

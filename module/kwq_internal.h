@@ -92,10 +92,27 @@ struct kwq_give_back {
  * @ticket: the hand-out's ticket (kwq_item.ticket).
  * @latency_ns: the queue latency the get recorded, so that a key that
  *	cannot be delivered goes back with its own (kwq_undeliverable()).
+ * @payload_cap: in, with @payload_want: the size of the caller's payload
+ *	buffer; a longer payload fails the get with -EMSGSIZE, the key
+ *	left queued.
+ * @payload_want: in: the caller copies the payload out: the get sets
+ *	@payload. Without it the key is handed out and only @payload_len
+ *	is reported.
+ * @payload_len: out: the key's payload length, 0 for none (also on
+ *	-EMSGSIZE).
+ * @payload: out: a reference to the key's payload, or NULL; the caller
+ *	copies it once unlocked and drops it with kwq_payload_put().
+ *
+ * Declare one zeroed (``= {}``): a get that does not ask for the payload
+ * leaves it with the key's record.
  */
 struct kwq_handout {
 	u64 ticket;
 	u64 latency_ns;
+	u32 payload_cap;
+	bool payload_want;
+	u32 payload_len;
+	struct kwq_payload *payload;
 };
 
 /* Histogram buckets: upper bounds 10 ns .. 10 s by factors of 10, then +Inf. */
@@ -164,6 +181,10 @@ struct kwq_hist {
  * @debounced: counter, see struct kwq_stats.
  * @debounce_capped: counter, see struct kwq_stats.
  * @processing_timeout: 0, or ns a key may stay processing.
+ * @payload_max: 0, or the longest payload an add may carry (kwq_payload.h);
+ *	constant after creation.
+ * @payloads_replaced: counter, see struct kwq_stats.
+ * @payload_bytes: payload bytes the records hold, see struct kwq_stats.
  * @now: the time read by the current holder of @lock (kwq_now()).
  * @stamp_now: the stamp clock read by the current holder of @lock
  *	(kwq_stamp_now()).
@@ -255,6 +276,9 @@ struct kwq {
 	u64 debounced;
 	u64 debounce_capped;
 	u64 processing_timeout;
+	u32 payload_max;
+	u64 payloads_replaced;
+	u64 payload_bytes;
 	ktime_t now;
 	u64 stamp_now;
 	bool now_valid;
@@ -294,6 +318,7 @@ struct kwq {
 };
 
 /* Module parameters (kwq_main.c). */
+extern unsigned int kwq_max_payload;
 extern unsigned int kwq_max_queues;
 extern unsigned int kwq_max_queues_per_user;
 extern unsigned int kwq_max_items_per_queue;
@@ -357,22 +382,30 @@ static inline void kwq_unlock(struct kwq *q)
  *	the unlock
  * @stale: records to free (linked through kwq_item.ready).
  * @ready: keys made ready: consumers to wake.
+ * @payload: the payload of the add under way (kwq_add_ex()), or NULL;
+ *	the add stores it and sets NULL. One left here (the add failed) is
+ *	dropped after the unlock.
  */
 struct kwq_unlocked_work {
 	struct list_head stale;
 	unsigned int ready;
+	struct kwq_payload *payload;
 };
 
 static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 {
 	INIT_LIST_HEAD(&w->stale);
 	w->ready = 0;
+	w->payload = NULL;
 }
 
 /* The steps of single-key calls, for batches (kwq_batch.c). */
 void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock);
 bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o);
+struct kwq_payload;
+int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
+		       struct kwq_payload *p);
 int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,

@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 
 #include "kwq_internal.h"
+#include "kwq_payload.h"
 #include "kwq_user.h"
 
 /*
@@ -108,7 +109,12 @@ u64 kwq_max_key_bytes_per_user = 64ULL << 20;
 KWQ_PARAM(max_key_bytes_per_user, kwq_max_key_bytes_per_user, kwq_param_u64_ops, 0,
 	  1ULL << 40);
 MODULE_PARM_DESC(max_key_bytes_per_user,
-		 "Most bytes the key records of one user's queues may take, each at its allocated size, 0 (no limit)..1099511627776 (default 67108864); checked at each add of a new key; queues created with CAP_SYS_RESOURCE are exempt");
+		 "Most bytes the key records and payloads of one user's queues may take, each at its allocated size, 0 (no limit)..1099511627776 (default 67108864); checked at each add of a new key or a larger payload; queues created with CAP_SYS_RESOURCE are exempt");
+
+unsigned int kwq_max_payload = 4096;
+KWQ_PARAM(max_payload, kwq_max_payload, kwq_param_uint_ops, 0, KWQ_PAYLOAD_LIMIT);
+MODULE_PARM_DESC(max_payload,
+		 "Largest payload_max a queue may be created with, bytes, 0 (no payload queues)..65536 (default 4096); checked at each create");
 
 static int __init kwq_init(void)
 {

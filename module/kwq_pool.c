@@ -141,7 +141,7 @@ EXPORT_SYMBOL_GPL(kwq_pool_stopping);
 static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 {
 	struct kwq_pool *pool = w->pool;
-	struct kwq_handout h;
+	struct kwq_handout h = {};
 	int ret;
 
 	ret = kwq_get_wait(pool->q, w->key, KWQ_KEY_MAX, len, KWQ_FOREVER, NULL, &h,
@@ -254,8 +254,9 @@ static void kwq_pool_reap(struct kwq_pool *pool, u32 n)
  *
  * Context: process context; sleeps.
  * Return: the pool, or ERR_PTR(-EINVAL) (no handler, @attr->workers 0 or
- * above KWQ_POOL_MAX_WORKERS), ERR_PTR(-ENOMEM), or the error of
- * kthread_create().
+ * above KWQ_POOL_MAX_WORKERS), ERR_PTR(-EOPNOTSUPP) (a queue with
+ * payloads, whose handler would not see them), ERR_PTR(-ENOMEM), or the
+ * error of kthread_create().
  */
 struct kwq_pool *kwq_pool_start(struct kwq *q, const struct kwq_pool_attr *attr)
 {
@@ -268,6 +269,9 @@ struct kwq_pool *kwq_pool_start(struct kwq *q, const struct kwq_pool_attr *attr)
 	if (!q || !attr || !attr->handler || !attr->workers ||
 	    attr->workers > KWQ_POOL_MAX_WORKERS)
 		return ERR_PTR(-EINVAL);
+	/* A handler takes a key, not a payload: it would never see them. */
+	if (q->payload_max)
+		return ERR_PTR(-EOPNOTSUPP);
 	pool = kvzalloc(struct_size(pool, w, attr->workers), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);

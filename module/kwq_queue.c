@@ -169,6 +169,8 @@ void kwq_stats(struct kwq *q, struct kwq_stats *st)
 	st->processing_expiries = q->processing_expiries;
 	st->debounced = q->debounced;
 	st->debounce_capped = q->debounce_capped;
+	st->payloads_replaced = q->payloads_replaced;
+	st->payload_bytes = q->payload_bytes;
 	kwq_hold_end(q, &h);
 	kwq_unlock(q);
 }
@@ -214,7 +216,7 @@ static void kwq_end_waiting(struct kwq *q, bool flush, bool may_sleep)
 		if (!more && flush)
 			q->flushing--;
 		kwq_unlock(q);
-		kwq_free_stale(&stale);
+		kwq_free_stale(q, &stale);
 		INIT_LIST_HEAD(&stale);
 		if (ready)
 			kwq_wake(q, ready);
@@ -431,7 +433,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		return ERR_PTR(-ENOMEM);
 	if (attr && (attr->policy > KWQ_POLICY_STRICT ||
 		     attr->processing_timeout_ns > KWQ_DELAY_MAX_NS ||
-		     attr->aging_ns > (attr->priority ? KWQ_AGING_MAX_NS : 0)))
+		     attr->aging_ns > (attr->priority ? KWQ_AGING_MAX_NS : 0) ||
+		     attr->payload_max > READ_ONCE(kwq_max_payload)))
 		goto invalid;
 	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
@@ -452,6 +455,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 				  HRTIMER_MODE_ABS_SOFT);
 	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
 	q->processing_timeout = attr ? attr->processing_timeout_ns : 0;
+	q->payload_max = attr ? attr->payload_max : 0;
+	q->acct.payloads = q->payload_max;
 	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_clock_read(q)));
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);

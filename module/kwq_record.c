@@ -20,6 +20,7 @@
 #include "kwq_core.h"
 #include "kwq_state.h"
 #include "kwq_key.h"
+#include "kwq_payload.h"
 
 /*
  * Keys are hashed once per call (kwq_table_hash(), with the queue's own
@@ -62,11 +63,24 @@ struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 	return kwq_find_key_locked(q, &k);
 }
 
-static struct kmem_cache *kwq_item_cache;
+/* Records of small keys: of plain queues, and of payload queues (a pointer longer). */
+static struct kmem_cache *kwq_item_cache, *kwq_item_pcache;
 
-static size_t kwq_item_alloc_size(u32 key_len)
+static struct kmem_cache *kwq_rec_cache(bool payloads)
 {
-	return struct_size((struct kwq_item *)NULL, key, key_len);
+	return payloads ? kwq_item_pcache : kwq_item_cache;
+}
+
+/* @tail: bytes past the fixed part, kwq_rec_tail(). */
+static size_t kwq_item_alloc_size(u32 tail)
+{
+	return struct_size((struct kwq_item *)NULL, key, tail);
+}
+
+/* Whether the queue's records carry a payload pointer. */
+static inline bool kwq_payloads(const struct kwq *q)
+{
+	return q->payload_max;
 }
 
 /**
@@ -81,7 +95,12 @@ int kwq_core_init(void)
 		return -ENOMEM;
 	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
 					   0, SLAB_ACCOUNT, NULL);
-	if (!kwq_item_cache) {
+	kwq_item_pcache = kmem_cache_create("kwq_item_payload",
+					    kwq_item_alloc_size(kwq_rec_tail(true, KWQ_SMALL_KEY)),
+					    0, SLAB_ACCOUNT, NULL);
+	if (!kwq_item_cache || !kwq_item_pcache) {
+		kmem_cache_destroy(kwq_item_cache);
+		kmem_cache_destroy(kwq_item_pcache);
 		destroy_workqueue(kwq_resize_wq);
 		return -ENOMEM;
 	}
@@ -98,6 +117,7 @@ void kwq_core_exit(void)
 	/* Pending resizes hold the last references of their queues. */
 	destroy_workqueue(kwq_resize_wq);
 	kmem_cache_destroy(kwq_item_cache);
+	kmem_cache_destroy(kwq_item_pcache);
 }
 
 /**
@@ -113,21 +133,45 @@ void kwq_core_exit(void)
  */
 size_t kwq_item_bytes(u32 key_len)
 {
-	if (key_len <= KWQ_SMALL_KEY)
-		return kmem_cache_size(kwq_item_cache);
-	return kmalloc_size_roundup(kwq_item_alloc_size(key_len));
+	return kwq_rec_bytes(false, key_len);
 }
 EXPORT_SYMBOL_GPL(kwq_item_bytes);
 
-void kwq_item_free(struct kwq_item *it)
+/* kwq_item_bytes() of a record of a queue with (@payloads) or without payloads. */
+size_t kwq_rec_bytes(bool payloads, u32 key_len)
+{
+	if (key_len <= KWQ_SMALL_KEY)
+		return kmem_cache_size(kwq_rec_cache(payloads));
+	return kmalloc_size_roundup(kwq_item_alloc_size(kwq_rec_tail(payloads, key_len)));
+}
+
+static void kwq_rec_free(struct kwq_item *it, bool payloads)
 {
 	if (it->len <= KWQ_SMALL_KEY)
-		kmem_cache_free(kwq_item_cache, it);
+		kmem_cache_free(kwq_rec_cache(payloads), it);
 	else
 		kfree(it);
 }
 
-static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
+/* Free a record of a plain queue, or one without a payload. */
+static void kwq_item_free_plain(struct kwq_item *it)
+{
+	kwq_rec_free(it, false);
+}
+
+/* Free a record of a payload queue, and its payload (the queue is going away). */
+static void kwq_item_free_payload(struct kwq_item *it)
+{
+	kwq_payload_put(*kwq_payload_slot(it));
+	kwq_rec_free(it, true);
+}
+
+void kwq_item_free(struct kwq *q, struct kwq_item *it)
+{
+	kwq_rec_free(it, kwq_payloads(q));
+}
+
+static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, bool payloads)
 {
 	INIT_LIST_HEAD(&it->ready);
 	timerqueue_init(&it->wait);
@@ -138,15 +182,19 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k)
 	it->len = k->len;
 	it->hash = k->hash;
 	kwq_key_copy(it->key, k->key, k->len);
+	if (payloads)
+		*kwq_payload_slot(it) = NULL;
 }
 
-struct kwq_item *kwq_item_new(const struct kwq_lookup_key *k, gfp_t gfp)
+struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp)
 {
-	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_item_cache, gfp) :
-			      kmalloc(kwq_item_alloc_size(k->len), gfp);
+	bool payloads = kwq_payloads(q);
+	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ?
+			      kmem_cache_alloc(kwq_rec_cache(payloads), gfp) :
+			      kmalloc(kwq_item_alloc_size(kwq_rec_tail(payloads, k->len)), gfp);
 
 	if (it)
-		kwq_item_init(it, k);
+		kwq_item_init(it, k, kwq_payloads(q));
 	return it;
 }
 
@@ -160,11 +208,11 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 	struct kwq_item *it;
 
 	if (k->len > KWQ_SMALL_KEY || !q->spare)
-		return kwq_item_new(k, gfp);
+		return kwq_item_new(q, k, gfp);
 	it = q->spare;
 	q->spare = it->hnext;
 	q->n_spare--;
-	kwq_item_init(it, k);
+	kwq_item_init(it, k, kwq_payloads(q));
 	return it;
 }
 
@@ -282,6 +330,9 @@ void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
 {
 	if (it->state)
 		return;
+	/* Nothing will run the key: its payload goes (kwq_payload.h). */
+	if (kwq_payloads(q))
+		kwq_payload_clear_locked(q, it);
 	if (!it->failures) {
 		kwq_item_drop_locked(q, it, stale);
 		return;
@@ -302,12 +353,12 @@ void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
 	kwq_st_unbackoff(q, it);
 }
 
-void kwq_free_stale(struct list_head *stale)
+void kwq_free_stale(struct kwq *q, struct list_head *stale)
 {
 	struct kwq_item *it, *next;
 
 	list_for_each_entry_safe(it, next, stale, ready)
-		kwq_item_free(it);
+		kwq_item_free(q, it);
 }
 
 /* Upper bounds of the histogram buckets, in ns (the last is +Inf). */
@@ -369,12 +420,13 @@ int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *read
 /* Free every record of a queue nobody uses any more, the spares too. */
 void kwq_records_free(struct kwq *q)
 {
-	kwq_table_destroy(&q->items, kwq_item_free);
+	kwq_table_destroy(&q->items, kwq_payloads(q) ? kwq_item_free_payload :
+				      kwq_item_free_plain);
 	kwq_acct_release(&q->acct);
 	while (q->spare) {
 		struct kwq_item *it = q->spare;
 
 		q->spare = it->hnext;
-		kwq_item_free(it);
+		kwq_item_free(q, it);
 	}
 }

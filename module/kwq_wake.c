@@ -10,6 +10,7 @@
 
 #include "kwq_compat.h"
 #include "kwq_core.h"
+#include "kwq_payload.h"
 #include "kwq_state.h"
 
 /* True when nothing is queued and nothing is being processed. */
@@ -83,6 +84,7 @@ void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	bool slow = kwq_wake_slow_locked(q);
 
 	kwq_unlock(q);
-	kwq_free_stale(&w->stale);
+	kwq_free_stale(q, &w->stale);
+	kwq_payload_put(w->payload);
 	kwq_wake_fast(q, w->ready, slow);
 }

@@ -139,6 +139,12 @@ op.add_dup|add of a queued key|op.floor|1|ioctl floor (same loop)
 op.get|get|op.floor|1|ioctl floor (same loop)
 op.done|done|op.floor|1|ioctl floor (same loop)
 op.floor|no-op ioctl (same loop)|-|1|-
+payload.add_64|add of a new key with a 64 B payload|payload.add_plain|1|plain add (same loop)
+payload.replace_64|add replacing a queued key's 64 B payload|payload.add_plain|1|plain add (same loop)
+payload.add_ex|add of a new key by ADD_EX, no payload|payload.add_plain|1|plain add (same loop)
+payload.add_plain|add of a new key, plain queue (same loop)|-|1|-
+payload.get_64|get with a 64 B payload|payload.get_plain|1|plain get (same loop)
+payload.get_plain|get, plain queue (same loop)|-|1|-
 cycle.1p1c|add+get+done 1P+1C wall|floor.ioctl|3|3 x ioctl floor
 cycle.1p1c.cpu|add+get+done 1P+1C CPU|floor.ioctl|3|3 x ioctl floor
 cycle.2p2c|add+get+done 2P+2C wall|floor.ioctl|3|3 x ioctl floor

@@ -75,7 +75,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_FEATURE_DEBOUNCE": FeatureDebounce, "KWQ_FEATURE_PRIORITY": FeaturePriority,
 		"KWQ_CREATE_PRIORITY": createPriority, "KWQ_PRIORITY_MIN": u64(PriorityMin),
 		"KWQ_PRIORITY_MAX": PriorityMax, "KWQ_AGING_DEFAULT_NS": AgingDefault,
-		"KWQ_AGING_MAX_NS": AgingMax,
+		"KWQ_AGING_MAX_NS": AgingMax, "KWQ_FEATURE_PAYLOAD": FeaturePayload,
 	}
 
 	seen := map[string]int{}

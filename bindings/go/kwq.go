@@ -264,6 +264,7 @@ func (c *config) createArg(name string) (*iocCreate, error) {
 		a.Flags |= createPriority
 		a.AgingNs = uint64(c.aging)
 	}
+	a.PayloadMax = c.payloadMax
 	if c.rl != nil {
 		if len(c.rl.Limiters) > limitersMax || c.rl.MaxWait < 0 {
 			return nil, syscall.EINVAL

@@ -119,6 +119,7 @@ type config struct {
 	unleased          bool
 	priority          bool
 	aging             time.Duration
+	payloadMax        uint32
 }
 
 func newConfig(opts []Option) config {
@@ -154,6 +155,11 @@ func WithMaxBackoffKeys(n uint32) Option { return func(c *config) { c.maxBackoff
 func WithProcessingTimeout(d time.Duration) Option {
 	return func(c *config) { c.processingTimeout = d }
 }
+
+// WithPayloadMax makes a new queue whose keys carry payloads of up to n
+// bytes (AddPayload, GetPayload): at most the module parameter
+// max_payload (EINVAL otherwise). Needs a module with FeaturePayload.
+func WithPayloadMax(n uint32) Option { return func(c *config) { c.payloadMax = n } }
 
 // WithUnleasedGets makes this handle's gets unleased: keys it takes stay
 // processing if it is closed or its process dies, until anyone calls Done

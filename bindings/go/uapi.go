@@ -65,6 +65,9 @@ const (
 	FeatureDebounce = 1 << 9
 	// FeaturePriority: priority queues (WithPriority, AddWithPriority).
 	FeaturePriority = 1 << 11
+	// FeaturePayload: queues made WithPayloadMax, AddPayload, GetPayload,
+	// and the PayloadsReplaced and PayloadBytes counters.
+	FeaturePayload = 1 << 10
 )
 
 // Priorities of a queue made WithPriority: higher first (AddWithPriority).
@@ -255,6 +258,8 @@ type rawStats struct {
 	ProcessingExpiries uint64
 	Debounced          uint64
 	DebounceCapped     uint64
+	PayloadsReplaced   uint64
+	PayloadBytes       uint64
 }
 
 // ioctl request numbers: _IOC(dir, 0xE8, nr, size) as in <asm-generic/ioctl.h>.

@@ -146,6 +146,9 @@ type Stats struct {
 	// Debounced adds that moved a waiting deadline later, and those
 	// held at their max wait (a key that is never quiet).
 	Debounced, DebounceCapped uint64
+	// Payloads replaced by a later add of their key, and the payload
+	// bytes the queue holds now.
+	PayloadsReplaced, PayloadBytes uint64
 
 	UnfinishedWork time.Duration // summed over the keys being processed
 	LongestRunning time.Duration // of the oldest key being processed
@@ -174,7 +177,8 @@ func (q *Queue) Stats() (Stats, error) {
 		RateLimited: r.RateLimited, TokensReturned: r.TokensReturned,
 		BackoffEvictions: r.BackoffEvictions, Retries: r.Retries, Forgets: r.Forgets,
 		ProcessingExpiries: r.ProcessingExpiries, Debounced: r.Debounced,
-		DebounceCapped: r.DebounceCapped,
+		DebounceCapped: r.DebounceCapped, PayloadsReplaced: r.PayloadsReplaced,
+		PayloadBytes:   r.PayloadBytes,
 		UnfinishedWork: time.Duration(r.UnfinishedWorkNs),
 		LongestRunning: time.Duration(r.LongestRunningNs),
 		QueueLatency:   r.QueueLatency, QueueLatencySum: time.Duration(r.QueueLatencySumNs),

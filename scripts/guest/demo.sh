@@ -92,6 +92,17 @@ run kwqctl get prio --done
 run kwqctl get prio --done
 run kwqctl get prio --done
 run kwqctl destroy prio
+say "Payloads: a value with the key; a newer add replaces it, a get returns the latest"
+run kwqctl create objects --payload-max 256
+run kwqctl add objects ns/web --payload 'replicas=1'
+run kwqctl add objects ns/web --payload 'replicas=3'
+run kwqctl get objects
+run kwqctl add objects ns/web --payload 'replicas=5'
+echo "(added while processing: done runs it again, with the new payload)"
+run kwqctl "done" objects ns/web
+run kwqctl get objects --done
+run kwqctl stats objects
+run kwqctl destroy objects
 
 say "Leases: a worker killed while holding a key does not lose it"
 run kwqctl add demo ns/payment

@@ -173,6 +173,8 @@ enum kwq_done_result {
 #define KWQ_FEATURE_SCOPE	_BITULL(8)
 /* KWQ_AFTER_DEBOUNCE, kwq_stats.debounced and .debounce_capped */
 #define KWQ_FEATURE_DEBOUNCE	_BITULL(9)
+/* Payloads: kwq_ioc_create.payload_max, payloads of add-ex and get, their stats */
+#define KWQ_FEATURE_PAYLOAD	_BITULL(10)
 /* KWQ_CREATE_PRIORITY, kwq_ioc_create.aging_ns, kwq_ioc_add.priority */
 #define KWQ_FEATURE_PRIORITY	_BITULL(11)
 
@@ -241,7 +243,9 @@ struct kwq_ioc_version {
  *	not done by then is put back at the head of the queue (its worker's
  *	later done gets -ENOENT), counted in kwq_stats.processing_expiries.
  *	At most KWQ_DELAY_MAX_NS.
- * @payload_max: must be 0 (reserved for payloads).
+ * @payload_max: 0, or the longest payload an add may carry, in bytes: a
+ *	queue with payloads (Documentation/kwq-payloads.rst). At most the
+ *	module parameter max_payload (-EINVAL otherwise).
  * @pad2: must be 0.
  * @aging_ns: with KWQ_CREATE_PRIORITY, how long a ready key waits for its
  *	priority to count as one higher when the next key is chosen: 1 to
@@ -390,15 +394,22 @@ struct kwq_ioc_add_after {
  *	file: only this file (or the kernel) may call done for it, and if the
  *	file is closed first the key goes back to the head of the queue. An
  *	unleased key stays processing until anyone calls done.
- * @payload_len: must be 0 (reserved for payloads).
+ * @payload_len: in: the size of the buffer at @payload_ptr, 0 if
+ *	@payload_ptr is 0 (-EINVAL otherwise); out: the length of the key's
+ *	payload, 0 for a key without one (and on a queue without payloads).
+ *	If @payload_ptr is not 0 and the payload does not fit, the call fails
+ *	with -EMSGSIZE, sets @key_len and @payload_len to the sizes needed
+ *	and leaves the key queued.
  * @pad: the name of @payload_len before issue 20, kept for old sources.
  * @ticket: out: the hand-out's ticket, nonzero and never given to another
  *	hand-out of the queue; pass it to done (struct kwq_ioc_key.ticket).
- * @payload_ptr: must be 0 (reserved for payloads).
+ * @payload_ptr: user address of a buffer for the key's payload, or 0 to
+ *	copy none (the length is still reported).
  * @reserved: the name of @payload_ptr before issue 20, kept for old sources.
  *
- * A key buffer, @key_len or @ticket that cannot be written fails the call
- * with -EFAULT before a key is taken: nothing changes, counters included.
+ * A key buffer, payload buffer, @key_len, @payload_len or @ticket that
+ * cannot be written fails the call with -EFAULT before a key is taken:
+ * nothing changes, counters included.
  * After a shutdown the call waits (or, with KWQ_DEADLINE_NOWAIT, fails with
  * -EAGAIN) while any key is being processed, since that key can still
  * come back; -ESHUTDOWN comes once nothing is queued or processing.
@@ -430,8 +441,12 @@ struct kwq_ioc_get {
  * @delay_ns: as struct kwq_ioc_add_after.delay_ns; <= 0 adds now.
  * @max_wait_ns: as struct kwq_ioc_add_after.max_wait_ns: with
  *	KWQ_AFTER_DEBOUNCE at least @delay_ns, otherwise 0.
- * @payload_ptr: must be 0 (reserved for payloads).
- * @payload_len: must be 0 (reserved for payloads).
+ * @payload_ptr: user address of the payload's bytes, or 0 for an add
+ *	without a payload.
+ * @payload_len: the payload's length: 0 with @payload_ptr 0, else 1 to
+ *	the queue's payload_max (-E2BIG beyond it). A payload on a queue made
+ *	without payload_max is -EINVAL, as is a @payload_ptr without a length
+ *	or a length without one.
  * @priority: on a queue made with KWQ_CREATE_PRIORITY, the add's
  *	priority, KWQ_PRIORITY_MIN to KWQ_PRIORITY_MAX (higher first);
  *	elsewhere must be 0. The rules are below.
@@ -461,6 +476,18 @@ struct kwq_ioc_get {
  * starves. A key's ready time is when it was queued, or moved by a raise;
  * a key given back takes the ready time of the key it goes before when
  * that is earlier.
+ *
+ * Payloads (KWQ_FEATURE_PAYLOAD; Documentation/kwq-payloads.rst): a
+ * successful add with a payload makes it the key's, replacing the one the
+ * key held whether queued, waiting or processing (the latest wins; counted
+ * in kwq_stats.payloads_replaced); an add without one keeps the key's.
+ * KWQ_IOC_GET hands the payload out with the key. A key given back
+ * unprocessed (requeue, lease end, processing timeout) keeps it; a done
+ * frees it unless the key is queued or waiting again; so does any other
+ * end of the key's last state (cancel, shutdown, destroy). On a payload
+ * queue KWQ_IOC_GET_BATCH and KWQ_IOC_DONE_GET fail with -EOPNOTSUPP and
+ * change nothing. A payload is charged like a key record (the adder's
+ * memory cgroup, the owner's max_key_bytes_per_user: -ENOSPC).
  */
 struct kwq_ioc_add {
 	__u64 key_ptr;
@@ -657,6 +684,10 @@ struct kwq_ioc_drain {
  * @debounce_capped: debounced adds that asked for a deadline past the
  *	entry's bound (its max wait) and were held at it: the sign of a key
  *	that is never quiet.
+ * @payloads_replaced: adds whose payload replaced the one the key held,
+ *	queued, waiting or processing (the latest payload wins).
+ * @payload_bytes: payload bytes the queue holds now (their lengths, not
+ *	their allocations); 0 once no key has a payload.
  */
 struct kwq_stats {
 	__u32 size;
@@ -693,6 +724,8 @@ struct kwq_stats {
 	__u64 processing_expiries;
 	__u64 debounced;
 	__u64 debounce_capped;
+	__u64 payloads_replaced;
+	__u64 payload_bytes;
 };
 
 #define KWQ_IOC_MAGIC		0xE8

@@ -63,7 +63,7 @@ void json_stats(const char *name, const struct kwq_stats *st)
 	F(refused); F(fired); F(cancels); F(absorbed); F(waits_dropped);
 	F(lease_requeues); F(backoff_keys); F(rate_limited); F(tokens_returned);
 	F(backoff_evictions); F(retries); F(forgets); F(processing_expiries);
-	F(debounced); F(debounce_capped);
+	F(debounced); F(debounce_capped); F(payloads_replaced); F(payload_bytes);
 	F(unfinished_work_ns); F(longest_running_ns); F(queue_latency_sum_ns);
 	F(work_duration_sum_ns);
 #undef F

@@ -31,20 +31,24 @@ static const char usage_text[] =
 "\n"
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
-"              [--priorities [--aging MS]]\n"
+"              [--priorities [--aging MS]] [--payload-max BYTES]\n"
 "                               make a named queue (mode default 0600,\n"
 "                               policy for adds of waiting keys: promote;\n"
 "                               keys not done within MS go back to the queue;\n"
 "                               --priorities: a priority queue whose ready\n"
 "                               keys rise one priority per --aging MS,\n"
-"                               default 1000)\n"
+"                               default 1000; keys carry payloads of up to\n"
+"                               BYTES)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
-"  add NAME KEY... [--policy P] [--priority N]\n"
+"  add NAME KEY... [--policy P] [--priority N] [--payload DATA]\n"
 "                               add keys (one system call per 1024), print\n"
 "                               what happened to each\n"
 "                               (P: keep, promote, strict; N: -8 to 7, on a\n"
-"                               queue made with --priorities, one call each)\n"
+"                               queue made with --priorities; DATA: each key's\n"
+"                               payload, replacing the one it has; with N or\n"
+"                               DATA one call each)\n"
 "  add-after NAME MS KEY... [--replace | --debounce MAX_MS] [--priority N]\n"
+"                           [--payload DATA]\n"
 "                               add keys once MS milliseconds have passed\n"
 "                               (--debounce: once a key has had no debounced\n"
 "                               add for MS ms, at most MAX_MS ms after the\n"
@@ -54,7 +58,8 @@ static const char usage_text[] =
 "  forget NAME KEY...           clear the keys' failure counts\n"
 "  requeues NAME KEY...         print the keys' failure counts\n"
 "  get NAME [--timeout MS] [--done | --hold S]\n"
-"                               take one key and print it (timeout: wait\n"
+"                               take one key and print it, and a tab and\n"
+"                               its payload if it has one (timeout: wait\n"
 "                               up to MS ms, -1 forever; default 0).\n"
 "                               --done: and finish it; --hold: keep it\n"
 "                               leased for S seconds, then exit without\n"
@@ -124,6 +129,8 @@ struct opts {
 	long aging_ms;		/* create: aging_ns / 1e6, 0 for the default */
 	int has_priority;	/* add, add-after: --priority given */
 	long priority;
+	long payload_max;
+	const char *payload;
 };
 
 /* Set by a --json before the command. */
@@ -162,6 +169,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "priorities", no_argument, NULL, 'Q' },
 		{ "aging", required_argument, NULL, 'A' },
 		{ "priority", required_argument, NULL, 'R' },
+		{ "payload-max", required_argument, NULL, 'P' },
+		{ "payload", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -182,8 +191,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->aging_ms = 0;
 	o->has_priority = 0;
 	o->priority = 0;
+	o->payload_max = 0;
+	o->payload = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:P:L:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'Q':
 			o->priorities = 1;
@@ -239,6 +250,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_long(optarg, &o->processing_timeout_ms) ||
 			    o->processing_timeout_ms < 0)
 				return -EINVAL;
+			break;
+		case 'P':
+			if (parse_long(optarg, &o->payload_max) || o->payload_max < 0 ||
+			    o->payload_max > UINT32_MAX)
+				return -EINVAL;
+			break;
+		case 'L':
+			o->payload = optarg;
 			break;
 		default:
 			return -EINVAL;
@@ -346,13 +365,20 @@ static int cmd_list(int json)
 	return 0;
 }
 
-/* One KWQ_IOC_ADD_EX: the add (now, or after @delay_ms >= 0) at o->priority. */
-static int add_with_priority(int fd, const char *key, long delay_ms, const struct opts *o)
+/*
+ * One KWQ_IOC_ADD_EX: the add (now for @delay_ms < 0, or after a delay)
+ * at o->priority, with o->payload if given.
+ */
+static int add_ex_one(int fd, const char *key, long delay_ms, const struct opts *o)
 {
 	struct kwq_ioc_add a;
 
 	memset(&a, 0, sizeof(a));
 	a.priority = (int32_t)o->priority;
+	if (o->payload && *o->payload) {
+		a.payload_ptr = (uintptr_t)o->payload;
+		a.payload_len = (uint32_t)strlen(o->payload);
+	}
 	if (delay_ms < 0) {
 		a.flags = o->policy;
 	} else {
@@ -367,17 +393,30 @@ static int add_with_priority(int fd, const char *key, long delay_ms, const struc
 	return kwq_add_ex(fd, key, strlen(key), &a);
 }
 
+/* A payload as text: printable bytes as they are, the others (and \\) as \\xNN. */
+static void print_payload(const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			putchar(p[i]);
+		else
+			printf("\\x%02x", p[i]);
+	}
+}
+
 static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_ms,
 		   const struct opts *o)
 {
 	int i, ret, status = 0;
 
-	if (delay_ms < 0 && nkeys > 1 && !o->has_priority)
+	if (delay_ms < 0 && nkeys > 1 && !o->has_priority && !o->payload)
 		return cmd_add_batch(fd, name, nkeys, keys, o);
 
 	for (i = 0; i < nkeys; i++) {
-		if (o->has_priority)
-			ret = add_with_priority(fd, keys[i], delay_ms, o);
+		if (o->has_priority || o->payload)
+			ret = add_ex_one(fd, keys[i], delay_ms, o);
 		else if (delay_ms < 0)
 			ret = kwq_add_policy(fd, keys[i], strlen(keys[i]), o->policy);
 		else if (o->debounce_ms >= 0)
@@ -397,11 +436,13 @@ static int cmd_add(int fd, const char *name, int nkeys, char **keys, long delay_
 
 static int cmd_get(int fd, const char *name, const struct opts *o)
 {
+	static unsigned char payload[65536];
 	char key[KWQ_KEY_MAX + 1];
-	size_t len = 0;
+	size_t len = 0, plen = 0;
 	/* A key kept past exit must not be leased to this short-lived fd. */
 	unsigned int flags = o->done || o->hold_s >= 0 ? 0 : KWQ_GET_UNLEASED;
-	int ret = kwq_get_flags(fd, key, KWQ_KEY_MAX, &len, timeout_ns(o->timeout_ms), flags);
+	int ret = kwq_get_payload(fd, key, KWQ_KEY_MAX, &len, payload, sizeof(payload), &plen,
+				  timeout_ns(o->timeout_ms), flags, NULL);
 
 	if (ret == -EAGAIN || ret == -ETIMEDOUT || ret == -ESHUTDOWN) {
 		fprintf(stderr, "kwqctl: get from %s: %s\n", name,
@@ -411,7 +452,12 @@ static int cmd_get(int fd, const char *name, const struct opts *o)
 	if (ret)
 		return fail("get from", name, ret);
 	key[len] = '\0';
-	printf("%s\n", key);
+	printf("%s", key);
+	if (plen) {
+		putchar('\t');
+		print_payload(payload, plen);
+	}
+	putchar('\n');
 	fflush(stdout);
 	if (o->hold_s >= 0) {
 		sleep((unsigned int)o->hold_s);
@@ -451,6 +497,8 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	       st->longest_running_ns / 1e9);
 	printf("  debounced %llu  debounce-capped %llu\n", (unsigned long long)st->debounced,
 	       (unsigned long long)st->debounce_capped);
+	printf("  payloads-replaced %llu  payload-bytes %llu\n",
+	       (unsigned long long)st->payloads_replaced, (unsigned long long)st->payload_bytes);
 }
 
 /* Commands that work on an existing queue. */
@@ -592,6 +640,7 @@ int main(int argc, char **argv)
 		if (o.priorities)
 			c.flags |= KWQ_CREATE_PRIORITY;
 		c.aging_ns = (uint64_t)o.aging_ms * 1000000;
+		c.payload_max = (uint32_t)o.payload_max;
 		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);

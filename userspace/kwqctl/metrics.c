@@ -88,6 +88,8 @@ GETTER(tokens_returned)
 GETTER(forgets)
 GETTER(debounced)
 GETTER(debounce_capped)
+GETTER(payloads_replaced)
+GETTER(payload_bytes)
 
 /* client-go's depth counts keys re-added while processing, too. */
 static unsigned long long get_depth(const struct kwq_stats *st)
@@ -122,6 +124,8 @@ static const struct {
 	{ "kwq_forgets_total", "counter", "Forget calls that cleared a failure count", get_forgets },
 	{ "kwq_debounced_total", "counter", "Debounced adds that moved a waiting deadline later", get_debounced },
 	{ "kwq_debounce_capped_total", "counter", "Debounced adds held at their max wait", get_debounce_capped },
+	{ "kwq_payloads_replaced_total", "counter", "Payloads replaced by a later add of their key", get_payloads_replaced },
+	{ "kwq_payload_bytes", "gauge", "Payload bytes the queue holds", get_payload_bytes },
 };
 
 static const char *const le[KWQ_STATS_BUCKETS] = {

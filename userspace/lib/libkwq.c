@@ -310,6 +310,45 @@ int kwq_add_priority(int fd, const void *key, size_t len, int priority)
 	return kwq_add_ex(fd, key, len, &a);
 }
 
+int kwq_add_payload(int fd, const void *key, size_t len, const void *payload, size_t plen)
+{
+	struct kwq_ioc_add a;
+
+	if (plen > UINT32_MAX)
+		return -E2BIG;
+	memset(&a, 0, sizeof(a));
+	a.payload_ptr = plen ? (uintptr_t)payload : 0;
+	a.payload_len = (uint32_t)plen;
+	return kwq_add_ex(fd, key, len, &a);
+}
+
+int kwq_get_payload(int fd, void *buf, size_t cap, size_t *len, void *pbuf, size_t pcap,
+		    size_t *plen, int64_t timeout_ns, unsigned int flags, uint64_t *ticket)
+{
+	struct kwq_ioc_get g;
+	int ret;
+
+	memset(&g, 0, sizeof(g));
+	g.flags = flags;
+	g.key_ptr = (uintptr_t)buf;
+	g.key_cap = cap > KWQ_KEY_MAX ? KWQ_KEY_MAX : (uint32_t)cap;
+	g.deadline_ns = kwq_deadline(timeout_ns);
+	if (pbuf) {
+		g.payload_ptr = (uintptr_t)pbuf;
+		g.payload_len = pcap > UINT32_MAX ? UINT32_MAX : (uint32_t)pcap;
+	}
+	ret = kwq_ioctl(fd, KWQ_IOC_GET, &g);
+	if (!ret || ret == -EMSGSIZE) {
+		if (len)
+			*len = g.key_len;
+		if (plen)
+			*plen = g.payload_len;
+	}
+	if (!ret && ticket)
+		*ticket = g.ticket;
+	return ret;
+}
+
 int kwq_get(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns)
 {
 	return kwq_get_flags(fd, buf, cap, len, timeout_ns, 0);

@@ -60,6 +60,12 @@ int kwq_add_ex(int fd, const void *key, size_t len, const struct kwq_ioc_add *op
  * a priority queue (kwq_create_priority()); other queues take only 0.
  * Returns an enum kwq_add_result (>= 0). */
 int kwq_add_priority(int fd, const void *key, size_t len, int priority);
+/* Add with a payload of @plen bytes (KWQ_IOC_ADD_EX, a queue created with
+ * payload_max; KWQ_FEATURE_PAYLOAD): it replaces the key's payload, the
+ * latest wins. @plen 0 is a plain add. Returns an enum kwq_add_result
+ * (>= 0); -E2BIG past the queue's payload_max, -EINVAL on a queue without
+ * payloads. */
+int kwq_add_payload(int fd, const void *key, size_t len, const void *payload, size_t plen);
 /* Remove the key's waiting entry: 1 if there was one, 0 if not. */
 int kwq_cancel(int fd, const void *key, size_t len);
 /* Add after the delay the queue's limiter gives (client-go AddRateLimited). */
@@ -79,6 +85,11 @@ int kwq_get_flags(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns
 /* kwq_get_flags, and the hand-out's ticket in *@ticket (if not NULL). */
 int kwq_get_ticket(int fd, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
 		   unsigned int flags, uint64_t *ticket);
+/* kwq_get_ticket, and the key's payload into @pbuf (@pcap bytes; NULL:
+ * copy none), its length in *@plen (0 for none; also on -EMSGSIZE, which
+ * a payload longer than @pcap gives too, the key left queued). */
+int kwq_get_payload(int fd, void *buf, size_t cap, size_t *len, void *pbuf, size_t pcap,
+		    size_t *plen, int64_t timeout_ns, unsigned int flags, uint64_t *ticket);
 /* Returns an enum kwq_done_result (>= 0). -ENOENT if the key is not being
  * processed or is leased to another fd. */
 int kwq_done(int fd, const void *key, size_t len);

@@ -29,7 +29,7 @@ _Static_assert(sizeof(struct kwq_ioc_key) == 40, "kwq_ioc_key layout");
 _Static_assert(sizeof(struct kwq_ioc_get) == 48, "kwq_ioc_get layout");
 _Static_assert(sizeof(struct kwq_ioc_drain) == 16, "kwq_ioc_drain layout");
 _Static_assert(sizeof(struct kwq_ioc_add_after) == 48, "kwq_ioc_add_after layout");
-_Static_assert(sizeof(struct kwq_stats) == 424, "kwq_stats layout");
+_Static_assert(sizeof(struct kwq_stats) == 440, "kwq_stats layout");
 _Static_assert(sizeof(struct kwq_batch_entry) == 16, "kwq_batch_entry layout");
 _Static_assert(sizeof(struct kwq_ioc_batch) == 48, "kwq_ioc_batch layout");
 _Static_assert(sizeof(struct kwq_ioc_list) == 40, "kwq_ioc_list layout");

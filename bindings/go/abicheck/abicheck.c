@@ -89,7 +89,8 @@ int main(void)
 	F(kwq_stats, queue_latency); F(kwq_stats, queue_latency_sum_ns);
 	F(kwq_stats, work_duration); F(kwq_stats, work_duration_sum_ns);
 	F(kwq_stats, processing_expiries); F(kwq_stats, debounced);
-	F(kwq_stats, debounce_capped);
+	F(kwq_stats, debounce_capped); F(kwq_stats, payloads_replaced);
+	F(kwq_stats, payload_bytes);
 
 	I(KWQ_IOC_VERSION); I(KWQ_IOC_CREATE); I(KWQ_IOC_OPEN); I(KWQ_IOC_DESTROY);
 	I(KWQ_IOC_LIST); I(KWQ_IOC_ADD); I(KWQ_IOC_GET); I(KWQ_IOC_DONE);
@@ -116,5 +117,6 @@ int main(void)
 	C(KWQ_FEATURE_RATELIMIT); C(KWQ_FEATURE_METRICS); C(KWQ_FEATURE_DONE_GET);
 	C(KWQ_FEATURE_TICKET); C(KWQ_FEATURE_SCOPE); C(KWQ_FEATURE_DEBOUNCE);
 	C(KWQ_FEATURE_PRIORITY);
+	C(KWQ_FEATURE_PAYLOAD);
 	return 0;
 }
