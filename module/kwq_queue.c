@@ -476,16 +476,17 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		strscpy(q->name, name, sizeof(q->name));
 
 	INIT_WORK(&q->resize_work, kwq_resize_work);
-	ret = kwq_acct_init(&q->acct, q->gfp, q->uid) ?: kwq_table_init(&q->items, q->gfp);
-	if (!ret && attr && attr->priority) {
+	if (attr && attr->priority) {
 		q->prio = kwq_prio_new(attr->aging_ns, q->gfp);
 		if (!q->prio) {
-			kwq_table_destroy(&q->items, kwq_item_free);
-			ret = -ENOMEM;
+			kfree(q);
+			return ERR_PTR(-ENOMEM);
 		}
 	}
+	ret = kwq_acct_init(&q->acct, q->gfp, q->uid) ?: kwq_table_init(&q->items, q->gfp);
 	if (ret) {
 		kwq_acct_release(&q->acct);
+		kfree(q->prio);
 		kfree(q);
 		return ERR_PTR(ret);
 	}
