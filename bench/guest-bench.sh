@@ -73,6 +73,9 @@ while [ $r -le "$REPS" ]; do
 	step kernel.1t kernel kernel.1t "cycle $N_KERNEL"
 	step kernel.1p1c kernel kernel.1p1c "pc $N_KERNEL 1 1"
 	step kernel.2p2c kernel kernel.2p2c "pc $N_KERNEL 2 2"
+	# The same on a priority queue (adds at all 16 priorities in turn).
+	step kernel.1t.prio kernel kernel.1t.prio "prio-cycle $N_KERNEL"
+	step kernel.1p1c.prio kernel kernel.1p1c.prio "prio-pc $N_KERNEL 1 1"
 	step mq.1t $B mq1 "$N_CYCLE"
 	step mq.1p1c $B mq 1 1 "$N_CYCLE"
 	step mq.2p2c $B mq 2 2 "$N_CYCLE"

@@ -7,6 +7,7 @@
 # shellcheck source=/dev/null
 . ./bench.conf
 : "${REPS:=3}" "${N_FLOOR:=100000}" "${N_CYCLE:=20000}" "${N_BATCH:=40000}" "${PERF:=0}"
+: "${N_KERNEL:=100000}"
 
 failed=0
 B=./bin/kwq_bench
@@ -21,8 +22,19 @@ run() {
 	}'
 }
 
+# kernel NAME COMMAND: one run of kwq_bench.ko, as in guest-bench.sh.
+DBG=/sys/kernel/debug/kwq_bench/run
+# shellcheck disable=SC2317 # called through run
+kernel() {
+	echo "$2" > "$DBG" || return 1
+	rate=$(sed -n 's/.*keys_per_s=\([0-9]*\).*/\1/p' "$DBG")
+	[ -n "$rate" ] || return 1
+	echo "KWQB $1 $rate keys/s"
+}
+
 echo "KWQB-INFO icount_cpus $(grep -c '^processor' /proc/cpuinfo)"
 insmod ./kwq.ko max_items_per_queue=2000000 || exit 1
+insmod ./kwq_bench.ko || exit 1
 r=1
 while [ $r -le "$REPS" ]; do
 	echo "KWQB-ROUND icount-$r"
@@ -37,6 +49,9 @@ while [ $r -le "$REPS" ]; do
 	run ./bin/kwq-gobench cycle1 "$N_CYCLE"
 	run ./bin/kwq-gobench cycle1dg "$N_CYCLE"
 	run ./bin/kwq-gobench batch1 64 "$N_BATCH"
+	# A plain queue's in-kernel cycle against a priority queue's (all 16 levels in turn).
+	run kernel kernel.1t "cycle $N_KERNEL"
+	run kernel kernel.1t.prio "prio-cycle $N_KERNEL"
 	r=$((r + 1))
 done
 
@@ -54,6 +69,7 @@ if [ "$PERF" = 1 ] && [ -x ./perf/run ]; then
 	rm -f /tmp/perf.data
 fi
 
+rmmod kwq_bench || failed=1
 rmmod kwq || failed=1
 echo "KWQB-DONE failed=$failed"
 exit $failed

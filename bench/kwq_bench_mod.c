@@ -11,6 +11,10 @@
  *	pc N P C	P producer kthreads add N distinct keys between them,
  *			C consumer kthreads kwq_get(KWQ_FOREVER) and kwq_done()
  *			them; the queue is shut down once the producers finish
+ *	prio-cycle N, prio-pc N P C
+ *			the same on a priority queue (kwq_attr.priority), the
+ *			adds through kwq_add_ex(), key i at priority
+ *			KWQ_PRIORITY_MIN + i % 16: every level in turn
  *
  *	hold N		one thread walks N keys through every path that visits
  *			many keys at once: N add-afters due at one instant (the
@@ -58,6 +62,7 @@
  * @err: first error a thread met, or 0.
  * @consumed: keys done by the consumers.
  * @key: the keys, made before the clock starts: key i at @key[i].
+ * @prio: a priority queue: adds through kwq_add_ex() at varied priorities.
  */
 struct kwq_bench_run {
 	struct kwq *q;
@@ -70,6 +75,7 @@ struct kwq_bench_run {
 	atomic_t err;
 	atomic_long_t consumed;
 	char (*key)[KWQ_BENCH_KEY_LEN];
+	bool prio;
 };
 
 /**
@@ -103,11 +109,18 @@ static void kwq_bench_fail(struct kwq_bench_run *run, int err)
 }
 
 /* Add, retrying while the queue is at its item limit. */
-static int kwq_bench_add(struct kwq *q, const char *key)
+/* Add key @i: kwq_add(), or kwq_add_ex() at a priority of its own on a priority queue. */
+static int kwq_bench_add(struct kwq_bench_run *run, unsigned long i)
 {
+	struct kwq_add_opts o = {
+		.priority = KWQ_PRIORITY_MIN +
+			    (s32)(i % (KWQ_PRIORITY_MAX - KWQ_PRIORITY_MIN + 1)),
+	};
+	const char *key = run->key[i];
 	int ret;
 
-	while ((ret = kwq_add(q, key, KWQ_BENCH_KEY_LEN)) == -ENOSPC)
+	while ((ret = run->prio ? kwq_add_ex(run->q, key, KWQ_BENCH_KEY_LEN, &o) :
+				  kwq_add(run->q, key, KWQ_BENCH_KEY_LEN)) == -ENOSPC)
 		cond_resched();
 	return ret < 0 ? ret : 0;
 }
@@ -140,7 +153,7 @@ static int kwq_bench_cycle_fn(void *data)
 
 	for (i = 0; i < t->count; i++) {
 		key = run->key[t->first + i];
-		ret = kwq_bench_add(run->q, key);
+		ret = kwq_bench_add(run, t->first + i);
 		if (!ret)
 			ret = kwq_get(run->q, got, sizeof(got), &len, KWQ_NOWAIT);
 		if (!ret && (len != KWQ_BENCH_KEY_LEN || memcmp(got, key, len)))
@@ -164,7 +177,7 @@ static int kwq_bench_producer_fn(void *data)
 	int ret;
 
 	for (i = 0; i < t->count; i++) {
-		ret = kwq_bench_add(run->q, run->key[t->first + i]);
+		ret = kwq_bench_add(run, t->first + i);
 		if (ret) {
 			kwq_bench_fail(run, ret);
 			break;
@@ -200,9 +213,14 @@ static int kwq_bench_consumer_fn(void *data)
 	return kwq_bench_finish(run);
 }
 
-/* Run one benchmark: @producers == 0 is the single-thread cycle. */
-static int kwq_bench_run(unsigned long keys, unsigned int producers, unsigned int consumers)
+/*
+ * Run one benchmark: @producers == 0 is the single-thread cycle; @prio
+ * runs it on a priority queue.
+ */
+static int kwq_bench_run(unsigned long keys, unsigned int producers, unsigned int consumers,
+			 bool prio)
 {
+	struct kwq_attr prio_attr = { .priority = true };
 	unsigned int n = producers ? producers + consumers : 1;
 	struct task_struct *tasks[KWQ_BENCH_MAX_THREADS];
 	struct kwq_bench_thread *threads;
@@ -225,7 +243,8 @@ static int kwq_bench_run(unsigned long keys, unsigned int producers, unsigned in
 	}
 	for (i = 0; i < keys; i++)
 		kwq_bench_key(run->key[i], i);
-	run->q = kwq_create(NULL, NULL);
+	run->q = kwq_create(NULL, prio ? &prio_attr : NULL);
+	run->prio = prio;
 	if (IS_ERR(run->q)) {
 		ret = PTR_ERR(run->q);
 		goto out_free;
@@ -281,8 +300,9 @@ static int kwq_bench_run(unsigned long keys, unsigned int producers, unsigned in
 		snprintf(kwq_bench_result, sizeof(kwq_bench_result), "error=%d\n", ret);
 	else
 		snprintf(kwq_bench_result, sizeof(kwq_bench_result),
-			 "mode=%s keys=%lu producers=%u consumers=%u ns=%llu keys_per_s=%llu\n",
-			 producers ? "pc" : "cycle", keys, producers, consumers, ns, rate);
+			 "mode=%s%s keys=%lu producers=%u consumers=%u ns=%llu keys_per_s=%llu\n",
+			 prio ? "priority-" : "", producers ? "pc" : "cycle", keys, producers,
+			 consumers, ns, rate);
 out_queue:
 	kwq_destroy(run->q);
 out_free:
@@ -374,6 +394,7 @@ static ssize_t kwq_bench_write(struct file *file, const char __user *ubuf,
 {
 	unsigned int p = 0, c = 0;
 	unsigned long keys;
+	size_t prio;
 	char cmd[64];
 	int ret;
 
@@ -392,10 +413,11 @@ static ssize_t kwq_bench_write(struct file *file, const char __user *ubuf,
 		mutex_unlock(&kwq_bench_lock);
 		return ret ? ret : count;
 	}
-	if (sscanf(cmd, "cycle %lu", &keys) == 1) {
+	prio = str_has_prefix(cmd, "prio-");
+	if (sscanf(cmd + prio, "cycle %lu", &keys) == 1) {
 		p = 0;
 		c = 0;
-	} else if (sscanf(cmd, "pc %lu %u %u", &keys, &p, &c) != 3 || !p || !c ||
+	} else if (sscanf(cmd + prio, "pc %lu %u %u", &keys, &p, &c) != 3 || !p || !c ||
 		   p + c > KWQ_BENCH_MAX_THREADS) {
 		return -EINVAL;
 	}
@@ -405,7 +427,7 @@ static ssize_t kwq_bench_write(struct file *file, const char __user *ubuf,
 	ret = mutex_lock_interruptible(&kwq_bench_lock);
 	if (ret)
 		return ret;
-	ret = kwq_bench_run(keys, p, c);
+	ret = kwq_bench_run(keys, p, c, prio != 0);
 	mutex_unlock(&kwq_bench_lock);
 	return ret ? ret : count;
 }

@@ -84,15 +84,16 @@ static inline ktime_t kwq_now(struct kwq *q)
  * latency, work duration, time processing): local_clock(), the clock of
  * the scheduler's and delay accounting's durations, a TSC read where
  * ktime_get() may have to read a slow clocksource. Stamps are compared
- * with CLOCK_MONOTONIC deadlines only under a processing timeout, a
- * priority queue's bound is stated in CLOCK_MONOTONIC time, and a test
- * clock must drive everything: those queues stamp with kwq_now().
+ * with CLOCK_MONOTONIC deadlines only under a processing timeout, and
+ * a test clock must drive everything: those queues stamp with kwq_now().
+ * A priority queue's ranks (kwq_priority.h) compare stamps with each
+ * other and with now, never with a deadline.
  * Across CPUs local_clock() may differ slightly; durations are clamped
  * at zero.
  */
 static inline u64 kwq_stamp_now(struct kwq *q)
 {
-	if (q->clock || q->processing_timeout || q->prio)
+	if (q->clock || q->processing_timeout)
 		return ktime_to_ns(kwq_now(q));
 	lockdep_assert_held(&q->lock);
 	if (!q->stamp_valid) {

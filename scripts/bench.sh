@@ -164,6 +164,8 @@ batch.1p1c.512|batches of 512 1P+1C|cycle.1p1c.rate|1|single-key 1P+1C
 kernel.1t|in-kernel kthread add+get+done|cycle.1t.rate|1|/dev/kwq 1 thread
 kernel.1p1c|in-kernel 1P+1C kthreads|cycle.1p1c.rate|1|/dev/kwq 1P+1C
 kernel.2p2c|in-kernel 2P+2C kthreads|cycle.2p2c.rate|1|/dev/kwq 2P+2C
+kernel.1t.prio|in-kernel add_ex+get+done (priority queue)|kernel.1t|1|plain queue (same boot)
+kernel.1p1c.prio|in-kernel 1P+1C kthreads (priority queue)|kernel.1p1c|1|plain queue (same boot)
 go.cycle.1t|Go Add+Get+Done 1 goroutine|cycle.1t|1|C add+get+done
 go.cycle.1t.dg|Go Add+DoneGet 1 goroutine|cycle.1t.dg|1|C add+done_get
 go.batch.1t.64|Go batches of 64 1 goroutine|batch.1t.64|1|C batches of 64
@@ -199,6 +201,8 @@ ic.floor.ioctl|[insns] no-op ioctl (VERSION)|ic.floor.getppid|1|getppid()
 ic.floor.getppid|[insns] getppid()|-|1|-
 ic.cycle.1t|[insns] add+get+done 1 thread|ic.floor.ioctl|3|3 x ioctl floor
 ic.cycle.1t.dg|[insns] add+done_get 1 thread|ic.floor.ioctl|3|3 x ioctl floor
+ic.kernel.1t|[insns] in-kernel add+get+done|ic.floor.ioctl|1|ioctl floor
+ic.kernel.1t.prio|[insns] in-kernel add_ex+get+done (priority queue)|ic.kernel.1t|1|plain queue (same boot)
 ic.op.add_new|[insns] add of a new key|ic.op.floor|1|ioctl floor (same loop)
 ic.op.add_dup|[insns] add of a queued key|ic.op.floor|1|ioctl floor (same loop)
 ic.op.get|[insns] get|ic.op.floor|1|ioctl floor (same loop)

@@ -11,7 +11,8 @@
  *
  * The machine may be slow and shared: time is only asserted in the
  * direction the bound promises (what came out before the low key was
- * added no later than the bound allows).
+ * added no later than the bound allows, plus the skew local_clock() may
+ * have across CPUs).
  */
 
 #include <errno.h>
@@ -273,8 +274,12 @@ static void test_starvation(void)
 		}
 		taken++;
 		i = atoi(buf + 1);
-		/* One aging step of slack for the clocks of a virtual machine. */
-		if (added[i] > low_end + window + aging) {
+		/*
+		 * Ready times come from local_clock(), whose CPUs may differ
+		 * by up to a scheduler tick where the TSC is unstable (virtual
+		 * machines): 5 ms of slack.
+		 */
+		if (added[i] > low_end + window + MS(5)) {
 			late++;
 			if (added[i] - low_end > worst)
 				worst = added[i] - low_end;
