@@ -8,7 +8,11 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/string.h>
 
 #include "kwq.h"
@@ -32,6 +36,14 @@ static int padd(struct kwq *q, const char *key, const char *p, s64 delay)
 	};
 
 	return kwq_add_ex(q, key, strlen(key), &o);
+}
+
+/* An add of @key with @len bytes of payload at @p. */
+static int padd_raw(struct kwq *q, const char *key, u32 n, const void *p, u32 len)
+{
+	struct kwq_add_opts o = { .payload = p, .payload_len = len };
+
+	return kwq_add_ex(q, key, n, &o);
 }
 
 /* Get @key with payload @want ("" for none); returns the ticket. */
@@ -273,6 +285,147 @@ static void kwq_payload_test_no_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PSTAT(q, payload_bytes), 2);
 }
 
+/*
+ * Stress on the real clock: producers replace the payloads of a few keys
+ * (each key has one producer, so its adds are ordered) while consumers
+ * take them with kwq_get_payload() and end or give them back. Every
+ * payload handed out must be whole (its bytes follow its first) and, once
+ * drained, the last payload of each key must have been handed out; then
+ * nothing is held. KASAN and kmemleak watch the references a get holds
+ * while an add frees the record's.
+ */
+#define PSTRESS_KEYS	16
+#define PSTRESS_MS	400
+
+struct pstress {
+	struct kwq *q;
+	bool stop;
+	atomic64_t gen[PSTRESS_KEYS];	/* the sequence number of the key's last payload */
+	atomic64_t seen[PSTRESS_KEYS];	/* the highest one handed out */
+	atomic_t errors;
+	struct completion finished[4];
+};
+
+struct pstress_worker {
+	struct pstress *s;
+	int index;
+};
+
+static int pstress_producer(void *data)
+{
+	struct pstress_worker *w = data;
+	struct pstress *s = w->s;
+	u8 p[PMAX];
+	char key[8];
+	u32 k, len, j;
+	u64 seq;
+	int n;
+
+	while (!READ_ONCE(s->stop)) {
+		k = (get_random_u32() % (PSTRESS_KEYS / 2)) * 2 + w->index;
+		n = scnprintf(key, sizeof(key), "s%u", k);
+		if (get_random_u32() % 8 == 0) {
+			if (kwq_add(s->q, key, n) < 0)
+				atomic_inc(&s->errors);
+			continue;
+		}
+		len = sizeof(seq) + 1 + get_random_u32() % (PMAX - sizeof(seq));
+		seq = atomic64_read(&s->gen[k]) + 1;
+		memcpy(p, &seq, sizeof(seq));
+		for (j = sizeof(seq); j < len; j++)
+			p[j] = (u8)(seq + j);
+		if (padd_raw(s->q, key, n, p, len) < 0)
+			atomic_inc(&s->errors);
+		atomic64_set(&s->gen[k], seq);
+		cond_resched();
+	}
+	complete(&s->finished[w->index]);
+	return 0;
+}
+
+static int pstress_consumer(void *data)
+{
+	struct pstress_worker *w = data;
+	struct pstress *s = w->s;
+	u32 len, plen, k, j;
+	u8 p[PMAX];
+	char key[8];
+	u64 seq;
+	int ret;
+
+	for (;;) {
+		ret = kwq_get_payload(s->q, key, sizeof(key) - 1, &len, p, sizeof(p), &plen, NULL,
+				      KWQ_FOREVER);
+		if (ret == -ESHUTDOWN)
+			break;
+		if (ret) {
+			atomic_inc(&s->errors);
+			break;
+		}
+		key[len] = '\0';
+		if (kstrtou32(key + 1, 10, &k) || k >= PSTRESS_KEYS) {
+			atomic_inc(&s->errors);
+			continue;
+		}
+		if (plen) {
+			memcpy(&seq, p, sizeof(seq));
+			for (j = sizeof(seq); j < plen; j++)
+				if (p[j] != (u8)(seq + j))
+					break;
+			if (plen < sizeof(seq) || j < plen)
+				atomic_inc(&s->errors);
+			else if (seq > atomic64_read(&s->seen[k]))
+				atomic64_set(&s->seen[k], seq);
+		}
+		ret = get_random_u32() % 8 ? kwq_done(s->q, key, len) : kwq_requeue(s->q, key, len);
+		if (ret < 0)
+			atomic_inc(&s->errors);
+		cond_resched();
+	}
+	complete(&s->finished[w->index + 2]);
+	return 0;
+}
+
+static void kwq_payload_test_stress(struct kunit *test)
+{
+	struct kwq_attr attr = { .payload_max = PMAX };
+	struct pstress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct pstress_worker *w = kunit_kcalloc(test, 4, sizeof(*w), GFP_KERNEL);
+	struct task_struct *t;
+	int i, late = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	s->q = kwq_create(NULL, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->q);
+	for (i = 0; i < 4; i++) {
+		w[i].s = s;
+		w[i].index = i % 2;
+		init_completion(&s->finished[i]);
+		t = kthread_run(i < 2 ? pstress_producer : pstress_consumer, &w[i],
+				"kwq-pstress-%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	msleep(PSTRESS_MS);
+	WRITE_ONCE(s->stop, true);
+	wait_for_completion(&s->finished[0]);
+	wait_for_completion(&s->finished[1]);
+	KUNIT_EXPECT_EQ(test, kwq_shutdown_drain(s->q, kwq_deadline_after(30LL * NSEC_PER_SEC),
+						 0), 0);
+	kwq_shutdown(s->q);
+	wait_for_completion(&s->finished[2]);
+	wait_for_completion(&s->finished[3]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);
+	for (i = 0; i < PSTRESS_KEYS; i++)
+		late += atomic64_read(&s->seen[i]) != atomic64_read(&s->gen[i]);
+	KUNIT_EXPECT_EQ_MSG(test, late, 0, "keys whose last payload was never handed out");
+	KUNIT_EXPECT_EQ(test, PSTAT(s->q, payload_bytes), 0);
+	KUNIT_EXPECT_EQ(test, PSTAT(s->q, items), 0);
+	kunit_info(test, "payload stress: %llu gets, %llu payloads replaced\n",
+		   PSTAT(s->q, gets), PSTAT(s->q, payloads_replaced));
+	kwq_destroy(s->q);
+}
+
 static struct kunit_case kwq_payload_cases[] = {
 	KUNIT_CASE(kwq_payload_test_latest_wins_queued),
 	KUNIT_CASE(kwq_payload_test_latest_wins_waiting),
@@ -283,6 +436,7 @@ static struct kunit_case kwq_payload_cases[] = {
 	KUNIT_CASE(kwq_payload_test_buffers),
 	KUNIT_CASE(kwq_payload_test_bad_input),
 	KUNIT_CASE(kwq_payload_test_no_room),
+	KUNIT_CASE(kwq_payload_test_stress),
 	{}
 };
 

@@ -7,8 +7,9 @@
  * the next run; a give-back (lease end, processing timeout) keeps it;
  * done frees it; the get's buffer rules; bad inputs are refused and change
  * nothing; the calls without room for a payload refuse payload queues; and
- * the memory comes back: the stats, and the owner's max_key_bytes_per_user
- * total, which a user fills, empties and fills again.
+ * the memory comes back: the stats, the owner's max_key_bytes_per_user
+ * total, which a user fills, empties and fills again, and the memory
+ * cgroup of the task that added the payloads.
  */
 
 #define _GNU_SOURCE
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -345,6 +348,8 @@ static void test_no_room(void)
 struct mem_report {
 	int n, full, same, grow, grow_kept, after_done, refill, bytes_after_done;
 	int items_after_done, after_destroy;
+	int cg_added, cg_done;
+	long long cg0, cg1, cg2;
 };
 
 static struct mem_report *rep;
@@ -431,6 +436,92 @@ static int as_user(uid_t uid, int (*fn)(void))
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+#define CGROOT		"/sys/fs/cgroup"
+#define CG_KEYS		512
+
+static char cg[128];
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static long long cg_current(void)
+{
+	char path[160], buf[64] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtoll(buf, NULL, 10) : -1;
+}
+
+/* A cgroup of our own with the memory controller, or -errno. */
+static int cg_setup(void)
+{
+	char line[256] = "";
+	FILE *f;
+
+	mkdir(CGROOT, 0755);
+	if (access(CGROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CGROOT, "cgroup2", 0, NULL))
+		return -errno;
+	f = fopen(CGROOT "/cgroup.controllers", "r");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	if (!strstr(line, "memory"))
+		return -EOPNOTSUPP;
+	write_str(CGROOT "/cgroup.subtree_control", "+memory");
+	snprintf(cg, sizeof(cg), CGROOT "/kwq-payload-%d", getpid());
+	if (mkdir(cg, 0755))
+		return -errno;
+	return 0;
+}
+
+/* In the cgroup: CG_KEYS payloads of PMAX bytes (8 KiB allocations each), then all done. */
+static int payloads_in_cg(void)
+{
+	static char p[PMAX];
+	char path[160], key[16];
+	size_t len, plen;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	if (write_str(path, "0"))
+		return 1;
+	memset(p, 'c', sizeof(p));
+	fd = pq_create(mem_name, PMAX, 0);
+	if (fd < 0)
+		return 2;
+	rep->cg0 = cg_current();
+	for (i = 0; i < CG_KEYS; i++) {
+		snprintf(key, sizeof(key), "c%d", i);
+		rep->cg_added += kwq_add_payload(fd, key, strlen(key), p, sizeof(p)) >= 0;
+	}
+	rep->cg1 = cg_current();
+	while (!kwq_get_payload(fd, key, sizeof(key), &len, p, sizeof(p), &plen, 0, 0, NULL) &&
+	       kwq_done(fd, key, len) >= 0)
+		rep->cg_done++;
+	rep->cg2 = cg_current();
+	end_queue(fd);
+	return 0;
+}
+
 static void test_memory(void)
 {
 	long long old = param_read("max_key_bytes_per_user");
@@ -457,6 +548,23 @@ static void test_memory(void)
 	snprintf(mem_name, sizeof(mem_name), "pl-mem2-%d", getpid());
 	is(as_user(65532, mem_child_again), 0, "after a destroy with every payload held...");
 	is(rep->after_destroy, 0, "... the user adds as many again");
+
+	/* The adder's memory cgroup pays for the payloads, and gets it back. */
+	if (cg_setup()) {
+		ok(0, "memory cgroup: cannot set one up");
+	} else {
+		snprintf(mem_name, sizeof(mem_name), "pl-cg-%d", getpid());
+		is(as_user(0, payloads_in_cg), 0, "a child in a cgroup adds %d payloads of %d bytes",
+		   CG_KEYS, PMAX);
+		is(rep->cg_added, CG_KEYS, "... all of them");
+		ok(rep->cg1 - rep->cg0 >= (3LL << 20),
+		   "... its memory.current grew by %lld KiB (8 KiB a payload)",
+		   (rep->cg1 - rep->cg0) >> 10);
+		is(rep->cg_done, CG_KEYS, "... every key done");
+		ok(rep->cg1 - rep->cg2 >= (3LL << 20),
+		   "... and memory.current fell by %lld KiB", (rep->cg1 - rep->cg2) >> 10);
+		rmdir(cg);
+	}
 	is(param_set("max_key_bytes_per_user", old), 0, "max_key_bytes_per_user back at %lld", old);
 	munmap(rep, sizeof(*rep));
 }
