@@ -135,7 +135,7 @@ static void test_burst(void)
 		}
 		prev = t;
 	}
-	is(missed, 0, "burst: each later add moved the deadline (%d of %d before the last one)",
+	is(missed, 0, "burst: each later add moved the deadline (%d moved, %d had to)",
 	   moved, sure);
 	/* Early only if the quiet time since the last move had not passed. */
 	ret = kwq_get(fd, buf, sizeof(buf), &len, 0);
