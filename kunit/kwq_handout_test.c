@@ -140,6 +140,7 @@ static void kwq_handout_test_one_wake_per_deadline(struct kunit *test)
 {
 	struct sleeper *s = kunit_kcalloc(test, SLEEPERS, sizeof(*s), GFP_KERNEL);
 	struct kwq *q = kwq_create(NULL, NULL);
+	struct kwq_stats st;
 	int i, got = 0;
 	s64 wakes;
 
@@ -151,8 +152,17 @@ static void kwq_handout_test_one_wake_per_deadline(struct kunit *test)
 		init_completion(&s[i].done);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(sleeper_fn, &s[i], "kwq-sleeper")));
 	}
-	/* Every sleeper is in, the deadline passes, the key is done. */
+	/*
+	 * Every sleeper is in, the deadline passes, the key is done: a
+	 * loaded guest may take longer than the 1.5 s, so wait for the done.
+	 */
 	msleep(1500);
+	for (i = 0; i < 500; i++) {
+		kwq_stats(q, &st);
+		if (st.dones == 1)
+			break;
+		msleep(20);
+	}
 	wakes = atomic64_read(&q->consumer_wakes);
 	kwq_shutdown(q);
 	for (i = 0; i < SLEEPERS; i++) {
@@ -189,7 +199,8 @@ static int two_holders_handler(void *ctx, const void *key, u32 len)
  */
 static void kwq_handout_test_pool_late_done(struct kunit *test)
 {
-	struct kwq_attr attr = { .processing_timeout_ns = MS(100) };
+	/* 1 s: the second hand-out must outlast the checks below. */
+	struct kwq_attr attr = { .processing_timeout_ns = MS(1000) };
 	struct two_holders *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct kwq_pool_attr pa = { .handler = two_holders_handler, .workers = 2 };
 	struct kwq *q = kwq_create(NULL, &attr);

@@ -573,11 +573,12 @@ func TestDrain(t *testing.T) {
 // and its late Done fails with ENOENT.
 func TestProcessingTimeout(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, WithProcessingTimeout(200*time.Millisecond))
+	// 1 s: the second hand-out must outlast the checks that follow it.
+	q := newQueue(t, WithProcessingTimeout(time.Second))
 	q.Add("slow")
 	start := time.Now()
 	expectGet(t, q, "slow")
-	if k := getWithin(t, q); k != "slow" || time.Since(start) < 200*time.Millisecond {
+	if k := getWithin(t, q); k != "slow" || time.Since(start) < time.Second {
 		t.Fatalf("got %q back after %v", k, time.Since(start))
 	}
 	if st := mustStats(t, q); st.ProcessingExpiries != 1 {

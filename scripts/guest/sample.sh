@@ -18,6 +18,13 @@ sample_wait() {
 
 sample_param_is() { [ "$(sample_param "$1")" = "$2" ]; }
 
+# sample_progress: the number in /tmp/s-progress, 0 if there is none yet.
+sample_progress() {
+	s_n=$(sed 's/^0*\([0-9]\)/\1/' /tmp/s-progress 2>/dev/null)
+	echo "${s_n:-0}"
+}
+sample_progressed() { [ "$(sample_progress)" -gt 0 ]; }
+
 # sample_stat QUEUE FIELD [--user]: one number from `kwqctl stats` ("items
 # 3/65536" -> 3) of the kernel's queue QUEUE, or of the user's with --user.
 sample_stat() {
@@ -123,12 +130,15 @@ if [ -f ./kwq_sample.ko ]; then
 	s_q=s-prod
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=2
 	tap $? "kwq_sample consumes $s_q"
+	rm -f /tmp/s-progress
 	./bin/kwq_sample_test produce --kernel $s_q p 0 1000000 --delay-us 2000 --progress /tmp/s-progress >/dev/null &
 	s_pid=$!
+	# A second, and on until it has added a key: a stalled guest is slow.
 	sleep 1
+	sample_wait sample_progressed
 	kill -9 $s_pid
 	wait $s_pid 2>/dev/null
-	s_p=$(sed 's/^0*\([0-9]\)/\1/' /tmp/s-progress)
+	s_p=$(sample_progress)
 	[ "$s_p" -gt 0 ]
 	tap $? "the producer is killed after adding $s_p keys"
 	s_adds=$(sample_stat $s_q adds)
@@ -157,7 +167,8 @@ if [ -f ./kwq_sample.ko ]; then
 
 	# --- Unload without drain: the keys not yet taken stay queued ---------
 	s_q=s-cancel
-	insmod ./kwq_sample.ko queue=$s_q create=1 workers=1 work_us=20000
+	# 200 ms a key, 20 s for all: a stalled guest still unloads it half-way.
+	insmod ./kwq_sample.ko queue=$s_q create=1 workers=1 work_us=200000
 	tap $? "kwq_sample on $s_q, one slow worker"
 	./bin/kwq_sample_test produce --kernel $s_q c 0 100 >/dev/null
 	sleep 0.3

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,6 +242,9 @@ static void on_alarm(int sig)
 static void test_blocking(void)
 {
 	int fd = kwq_create("abi-block", 0600, 0), nb;
+	/* Repeating: a stall may spend the first tick before the get blocks. */
+	struct itimerval it = { .it_value = { 1, 0 }, .it_interval = { 1, 0 } };
+	struct itimerval off = { .it_value = { 0, 0 } };
 	struct sigaction sa;
 	char buf[16];
 	size_t len = 0;
@@ -259,8 +263,9 @@ static void test_blocking(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: the wait ends with EINTR */
 	sigaction(SIGALRM, &sa, NULL);
-	alarm(1);
+	setitimer(ITIMER_REAL, &it, NULL);
 	is(kwq_get(fd, buf, sizeof(buf), NULL, -1), -EINTR, "signal interrupts a blocking get");
+	setitimer(ITIMER_REAL, &off, NULL);
 
 	pid = fork();
 	if (pid == 0) {
@@ -436,19 +441,20 @@ static void test_delays(void)
 	size_t len = 0;
 	uint64_t t0;
 
+	/* Deadlines of 1 s and more: a loaded guest can stall between calls. */
 	t0 = now_ns();
-	is(kwq_add_after(fd, "d", 1, 100000000, 0), KWQ_ADD_WAITING, "add-after: waiting");
-	is(kwq_add_after(fd, "d", 1, 500000000, 0), KWQ_ADD_WAIT_KEPT, "later deadline: kept");
+	is(kwq_add_after(fd, "d", 1, 1000000000, 0), KWQ_ADD_WAITING, "add-after: waiting");
+	is(kwq_add_after(fd, "d", 1, 10000000000LL, 0), KWQ_ADD_WAIT_KEPT, "later deadline: kept");
 	is(kwq_get(fd, buf, sizeof(buf), &len, 0), -EAGAIN, "not ready before its deadline");
 	is(stats_of(fd).waiting, 1, "stats: one waiting");
-	is(kwq_get(fd, buf, sizeof(buf), &len, 5000000000LL), 0, "ready after its deadline");
-	ok(now_ns() - t0 >= 100000000, "not handed out early");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL), 0, "ready after its deadline");
+	ok(now_ns() - t0 >= 1000000000, "not handed out early");
 	done_s(fd, "d");
 
-	is(kwq_add_after(fd, "r", 1, 50000000, 0), KWQ_ADD_WAITING, "add-after r");
-	is(kwq_add_after(fd, "r", 1, 400000000, KWQ_AFTER_REPLACE), KWQ_ADD_WAIT_MOVED,
+	is(kwq_add_after(fd, "r", 1, 1000000000, 0), KWQ_ADD_WAITING, "add-after r");
+	is(kwq_add_after(fd, "r", 1, 3600000000000LL, KWQ_AFTER_REPLACE), KWQ_ADD_WAIT_MOVED,
 	   "replace postpones");
-	is(kwq_get(fd, buf, sizeof(buf), &len, 150000000), -ETIMEDOUT,
+	is(kwq_get(fd, buf, sizeof(buf), &len, 1200000000), -ETIMEDOUT,
 	   "postponed key not ready at the old deadline");
 	is(kwq_cancel(fd, "r", 1), 1, "cancel: removed");
 	is(kwq_cancel(fd, "r", 1), 0, "cancel again: nothing to remove");
@@ -579,9 +585,10 @@ static void test_processing_timeout(void)
 	memset(&c, 0, sizeof(c));
 	strcpy((char *)c.name, "abi-ptmo");
 	c.mode = 0600;
-	c.processing_timeout_ns = 200000000;
+	/* 1 s: each hand-out must outlast the checks that follow it. */
+	c.processing_timeout_ns = 1000000000;
 	fd = kwq_create_ex(&c);
-	ok(fd >= 0, "create with a 200 ms processing timeout");
+	ok(fd >= 0, "create with a 1 s processing timeout");
 	add_s(fd, "stuck");
 	is(get_is(fd, "stuck"), 0, "a worker takes the key and hangs");
 	is(kwq_get(fd, buf, sizeof(buf), NULL, 5000000000LL), 0,

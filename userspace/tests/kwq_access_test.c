@@ -594,7 +594,8 @@ static void test_after_flags(void)
 	now = stats_of(fd);
 	ok(now.adds == before.adds && now.waiting == 0 && now.queued == 0 &&
 	   now.retries == before.retries, "add-after: the refused calls changed nothing");
-	is(after(fd, "k", 1000000000, KWQ_AFTER_REPLACE), KWQ_ADD_WAITING,
+	/* An hour: still waiting at the next call, however slow the guest. */
+	is(after(fd, "k", 3600000000000LL, KWQ_AFTER_REPLACE), KWQ_ADD_WAITING,
 	   "add-after: replace with a delay works");
 	is(after(fd, "k", 0, KWQ_POLICY_KEEP), KWQ_ADD_QUEUED,
 	   "add-after: a policy on an add now works");

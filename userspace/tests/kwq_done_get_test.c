@@ -378,7 +378,9 @@ static void on_alarm(int sig)
 static void test_signal(void)
 {
 	int fd = new_queue("dg-signal"), status;
-	struct itimerval it = { .it_value = { .tv_sec = 0, .tv_usec = 50000 } };
+	/* Repeating: a stall may spend the first tick before the wait. */
+	struct itimerval it = { .it_value = { .tv_sec = 0, .tv_usec = 50000 },
+				.it_interval = { .tv_sec = 0, .tv_usec = 50000 } };
 	struct itimerval off = { .it_value = { 0, 0 } };
 	struct kwq_ioc_done_get d;
 	struct sigaction sa, old;
@@ -426,7 +428,7 @@ static void test_signal(void)
 	is(ret, -EINTR, "signal: blocking done_get with SA_RESTART -> EINTR, not restarted");
 	if (ret == 0)
 		printf("# took %.*s\n", (int)d.key_len, buf);
-	ok(alarms == 1 && waited >= 40 * MS,
+	ok(alarms >= 1 && waited >= 40 * MS,
 	   "signal: it blocked until the signal (%llu ms, %d signal(s))",
 	   (unsigned long long)(waited / MS), (int)alarms);
 	is(d.done_result, KWQ_DONE_FINISHED, "signal: done_result shows the done happened");

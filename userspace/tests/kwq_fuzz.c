@@ -1528,9 +1528,10 @@ static int raw_stats(int fd, struct kwq_stats *st)
 static void lease_child(struct rng *r)
 {
 	const char *name = qnames[below(r, NQNAMES)];
-	int mon = raw_open_queue(name, O_RDWR), p[2], status, held = -1, i;
+	int mon = raw_open_queue(name, O_RDWR), p[2], status, held = -1;
 	struct kwq_stats before, after;
 	struct pollfd pf;
+	uint64_t end;
 	pid_t pid;
 
 	if (mon < 0)
@@ -1577,7 +1578,8 @@ static void lease_child(struct rng *r)
 	}
 	pf.fd = p[0];
 	pf.events = POLLIN;
-	for (i = 0; i < 500; i++) {	/* 5 s, signals or not */
+	/* 30 s by the clock, signals or not: a stalled guest is slow to fork. */
+	for (end = now_ns() + 30000000000ULL; now_ns() < end;) {
 		int ret = poll(&pf, 1, 10);
 
 		if (ret == 1) {

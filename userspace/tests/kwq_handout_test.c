@@ -19,11 +19,12 @@
 #include "kwq_test_util.h"
 
 /*
- * Long enough that the second holder's checks (a few calls) finish before
- * its own hand-out expires, even on a loaded debug guest under TCG, where
- * 200 ms was seen to pass between two calls; short enough to wait out.
+ * Long enough that the second holder's checks (a few calls, and in 1c a
+ * child's exit, waitpid and a pipe read) finish before its own hand-out
+ * expires, even on a loaded debug guest under TCG, where over 1 s was
+ * seen to pass between two calls; short enough to wait out.
  */
-#define TIMEOUT_NS	(1000 * 1000000ULL)
+#define TIMEOUT_NS	(2000 * 1000000ULL)
 
 static int timeout_queue(const char *name)
 {
@@ -390,7 +391,17 @@ static void test_exclusive_hold_race(void)
 			_exit(0);
 		}
 	}
+	/*
+	 * 3 s, and on (30 s at most) until the oracle has had work: a
+	 * stalled guest may let no get reach its done within 2 ms for long.
+	 */
 	wait_ns(3000000000ULL);
+	for (i = 0; i < 270; i++) {
+		if (__atomic_load_n(&rc->dones, __ATOMIC_RELAXED) > 0 &&
+		    stats_of(fd).processing_expiries > 0)
+			break;
+		wait_ns(100000000ULL);
+	}
 	__atomic_store_n(&rc->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < RACE_WORKERS; i++)
 		waitpid(pids[i], NULL, 0);

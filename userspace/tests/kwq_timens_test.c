@@ -60,7 +60,7 @@ static void probes(struct results *r, int64_t offset)
 {
 	char name[KWQ_NAME_MAX], buf[KWQ_KEY_MAX];
 	struct kwq_batch_entry e;
-	uint64_t t0;
+	uint64_t t0, forked;
 	size_t len;
 	pid_t adder;
 	int fd;
@@ -94,12 +94,14 @@ static void probes(struct results *r, int64_t offset)
 	 * Just short of KTIME_MAX: beyond it on the host's clock with a
 	 * negative offset; it waits until another process adds a key.
 	 */
+	forked = now_ns();	/* before fork(): the adder may run first */
 	adder = fork();
 	if (adder == 0) {
 		wait_ns(100 * MS);
 		_exit(add_s(fd, "late") < 0);
 	}
 	r->far = get_until(fd, KTIME_MAX_NS - 1);
+	r->far.elapsed = since(forked);
 	waitpid(adder, NULL, 0);
 	done_s(fd, "late");
 
@@ -189,15 +191,13 @@ static void check(int64_t offset, const char *ns)
 	waited(r.get, 45 * MS, "a get 50 ms ahead", ns);
 	waited(r.batch, 45 * MS, "a batch get 50 ms ahead", ns);
 	waited(r.drain, 45 * MS, "a drain 50 ms ahead", ns);
+	/* At once: waited()'s 5 s bound, as a stalled guest needs. */
 	waited(r.past, 0, "a get with a deadline 500 ms ago", ns);
-	ok(r.past.elapsed < 1000 * MS, "%s: ... at once", ns);
-	if (offset > 0) {
+	if (offset > 0)
 		waited(r.before_offset, 0, "a get with a deadline before the offset", ns);
-		ok(r.before_offset.elapsed < 1000 * MS, "%s: ... at once", ns);
-	}
 	is(r.far.ret, 0, "%s: a get with a deadline near KTIME_MAX waits for a key", ns);
-	ok(r.far.elapsed >= 90 * MS && r.far.elapsed < 5000 * MS,
-	   "%s: ... which came after %lld ms (want 90..5000)", ns, (long long)(r.far.elapsed / MS));
+	ok(r.far.elapsed >= 100 * MS && r.far.elapsed < 5000 * MS,
+	   "%s: ... which came after %lld ms (want 100..5000)", ns, (long long)(r.far.elapsed / MS));
 }
 
 int main(void)
