@@ -145,8 +145,10 @@ struct kwq_key {
  *	KWQ_AFTER_REPLACE, KWQ_AFTER_DEBOUNCE or 0.
  * @priority: on a queue made with &kwq_attr.priority, KWQ_PRIORITY_MIN
  *	to KWQ_PRIORITY_MAX; elsewhere must be 0.
- * @payload: must be NULL (reserved for payloads).
- * @payload_len: must be 0 (reserved for payloads).
+ * @payload: NULL, or the add's payload (@payload_len bytes, copied) on a
+ *	queue made with &kwq_attr.payload_max.
+ * @payload_len: 0 with @payload NULL, else 1 to the queue's payload_max
+ *	(-E2BIG beyond it).
  *
  * The rules are struct kwq_ioc_add's in the uapi header.
  */

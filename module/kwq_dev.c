@@ -364,7 +364,7 @@ static int kwq_payload_ok(const struct kwq *q, u64 ptr, u32 len)
 static int kwq_add_payload_from(struct kwq *q, const void *key, u32 len,
 				const struct kwq_add_opts *o, u64 ptr, u32 plen)
 {
-	struct kwq_payload *p = kwq_payload_alloc(plen, q->gfp);
+	struct kwq_payload *p = kwq_payload_alloc(plen, q->gfp | __GFP_NOWARN);
 
 	if (!p)
 		return -ENOMEM;

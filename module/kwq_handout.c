@@ -167,7 +167,9 @@ EXPORT_SYMBOL_GPL(kwq_get_leased);
  * @deadline: absolute CLOCK_MONOTONIC time to give up at; KWQ_NOWAIT
  *	never blocks, KWQ_FOREVER has no timeout. See kwq_deadline_after().
  *
- * Keys come out in FIFO order and are marked processing until kwq_done().
+ * Keys come out in FIFO order (on a priority queue, by the rank of
+ * Documentation/kwq-priorities.rst) and are marked processing until
+ * kwq_done().
  * After kwq_shutdown() the keys still queued are handed out, and while any
  * key is being processed the call waits, since that key may come back (a
  * re-add during processing, a requeue, a processing timeout, a lease that
@@ -469,8 +471,13 @@ static int kwq_give_back_key(struct kwq *q, const void *key, u32 len, struct kwq
 		if (waited_ns)
 			queued_at = it->stamp - *waited_ns;
 		kwq_give_back_locked(q, it);
+		/*
+		 * Never later than the ready time the give-back chose: on a
+		 * priority queue that is the one of the key it went before,
+		 * and each level must stay in ready-time order.
+		 */
 		if (waited_ns)
-			it->stamp = queued_at;
+			it->stamp = min(it->stamp, queued_at);
 	}
 	slow = kwq_wake_slow_locked(q);
 	kwq_unlock(q);
@@ -504,7 +511,8 @@ int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease
  *
  * For a consumer that took a key it cannot process (its copy to user space
  * failed, or its lease ended): the key goes back to the head of the queue
- * and is handed out next. It ends the processing like kwq_done() but
+ * (of its priority, on a priority queue) and is handed out next among
+ * them. It ends the processing like kwq_done() but
  * counts no done. Names no hand-out, like kwq_done().
  *
  * Context: process or softirq context, interrupts enabled (see kwq.h).
@@ -579,8 +587,9 @@ EXPORT_SYMBOL_GPL(kwq_lease_begin);
  * @lease: lease whose consumer is gone (its file was closed: it exited,
  *	crashed or was killed).
  *
- * The keys go back to the head of the queue in the order they were taken,
- * so they are handed out next; none is lost, none stays stuck processing.
+ * The keys go back to the head of the queue (of their priorities, on a
+ * priority queue) in the order they were taken, so they are handed out
+ * next among them; none is lost, none stays stuck processing.
  * Only the lease's own keys are visited, KWQ_LOCK_STEP per hold of the
  * lock: between holds a consumer may already get the keys given back so
  * far (the oldest), and later ones join them right behind.

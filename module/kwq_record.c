@@ -181,6 +181,7 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, b
 	it->failures = 0;
 	it->len = k->len;
 	it->hash = k->hash;
+	it->level = 0;
 	kwq_key_copy(it->key, k->key, k->len);
 	if (payloads)
 		*kwq_payload_slot(it) = NULL;
