@@ -194,7 +194,7 @@ enum cmd_id {
 	C_VERSION, C_CREATE, C_OPEN, C_DESTROY, C_LIST, C_ADD, C_GET, C_DONE,
 	C_ADD_AFTER, C_CANCEL, C_ADD_BATCH, C_GET_BATCH, C_DONE_BATCH,
 	C_ADD_RL, C_FORGET, C_NUM_REQUEUES, C_SHUTDOWN, C_DRAIN, C_STATS,
-	C_UNKNOWN, C_NCMDS
+	C_ADD_EX, C_UNKNOWN, C_NCMDS
 };
 
 struct cmd_info {
@@ -224,6 +224,7 @@ static struct cmd_info cmds[C_NCMDS] = {
 	[C_SHUTDOWN] = { KWQ_IOC_SHUTDOWN, "SHUTDOWN" },
 	[C_DRAIN] = { KWQ_IOC_DRAIN, "DRAIN" },
 	[C_STATS] = { KWQ_IOC_STATS, "STATS" },
+	[C_ADD_EX] = { KWQ_IOC_ADD_EX, "ADD_EX" },
 	[C_UNKNOWN] = { 0, "unknown-cmd" },
 };
 
@@ -246,6 +247,7 @@ static void init_allowed(void)
 	cmds[C_LIST].allowed = E(EFAULT) | E(EINVAL) | E(ENOMEM);
 	cmds[C_ADD].allowed = add;
 	cmds[C_ADD_AFTER].allowed = add;
+	cmds[C_ADD_EX].allowed = add;
 	cmds[C_ADD_RL].allowed = add;
 	cmds[C_ADD_BATCH].allowed = add;
 	cmds[C_GET].allowed = get;
@@ -915,6 +917,11 @@ static void op_create(struct worker *w, struct slot *s)
 	} else if (chance(r, 3)) {
 		random_ratelimit(r, &c.ratelimit);	/* without the flag */
 	}
+	/* Priority queues, their aging (0: the default), and aging without one. */
+	if (chance(r, 40))
+		c.flags |= KWQ_CREATE_PRIORITY;
+	if (chance(r, 20))
+		c.aging_ns = chance(r, 90) ? 1 + below(r, 100000000) : rnd(r);
 	c.flags = mutate32(r, c.flags, 5);
 	c.pad = mutate32(r, 0, 3);
 	mutate_reserved(r, c.reserved, ARRAY_SIZE(c.reserved), 3);
@@ -1060,6 +1067,50 @@ static void op_add_after(struct worker *w, struct slot *s)
 	check_added(w, readable, a.key_ptr, a.key_len, "ADD_AFTER");
 	if ((m == P_OK || m == P_MISALIGNED) && ap->result > KWQ_ADD_ABSORBED)
 		failf(w, F_ERRNO, "ADD_AFTER result %u out of range", ap->result);
+}
+
+/* KWQ_IOC_ADD_EX: an add now or after a delay, at a priority, mostly in range. */
+static void op_add_ex(struct worker *w, struct slot *s)
+{
+	struct rng *r = &w->r;
+	struct kwq_ioc_add a, *ap;
+	enum pmode m = pick_pmode(r, 10);
+	char what[96];
+	bool readable;
+	int idx;
+
+	memset(&a, 0, sizeof(a));
+	readable = pick_key(w, &a.key_ptr, &a.key_len, &idx, 12, -1);
+	if (chance(r, 40))
+		a.delay_ns = pick_delay(r);
+	if (chance(r, 20))
+		a.flags |= a.delay_ns > 0 ? KWQ_AFTER_REPLACE : below(r, 4);
+	if (a.delay_ns > 0 && chance(r, 10)) {
+		a.flags = KWQ_AFTER_DEBOUNCE;
+		a.max_wait_ns = (uint64_t)a.delay_ns * (1 + below(r, 3));
+	}
+	a.flags = mutate32(r, a.flags, 5);
+	/* 0 suits every queue; others only priority queues (the rest: -EINVAL). */
+	if (chance(r, 45))
+		a.priority = KWQ_PRIORITY_MIN + (int32_t)below(r, 16);
+	else if (chance(r, 10))
+		a.priority = (int32_t)rnd(r);
+	a.result = (uint32_t)rnd(r);
+	a.pad = mutate32(r, 0, 3);
+	a.payload_len = mutate32(r, 0, 3);
+	if (chance(r, 3))
+		a.payload_ptr = rnd(r);
+	mutate_reserved(r, a.reserved, ARRAY_SIZE(a.reserved), 3);
+	snprintf(what, sizeof(what), "key %d len %u delay %lld flags %#x priority %d", idx,
+		 a.key_len, (long long)a.delay_ns, a.flags, a.priority);
+	if (readable && !key_intact(w, a.key_ptr, a.key_len, idx, "ADD_EX"))
+		return;
+	ap = place_arg(w, &a, sizeof(a), m);
+	if (fz_ioctl(w, s->fd, C_ADD_EX, KWQ_IOC_ADD_EX, ap, what))
+		return;
+	check_added(w, readable, a.key_ptr, a.key_len, "ADD_EX");
+	if ((m == P_OK || m == P_MISALIGNED) && ap->result > KWQ_ADD_ABSORBED)
+		failf(w, F_ERRNO, "ADD_EX result %u out of range", ap->result);
 }
 
 /* A key came out of the queue: it must be one that went in. */
@@ -1463,8 +1514,10 @@ static void one_op(struct worker *w)
 		op_poll(w, s);
 	else if (dice < 340)
 		op_key(w, s, C_ADD);
-	else if (dice < 420)
+	else if (dice < 395)
 		op_add_after(w, s);
+	else if (dice < 420)
+		op_add_ex(w, s);
 	else if (dice < 580)
 		op_get(w, s);
 	else if (dice < 700)
