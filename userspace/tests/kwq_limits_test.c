@@ -18,9 +18,9 @@
 
 #include "tap.h"
 #include "kwq_test_util.h"
+#include "kwq_test_memcg.h"
 
 #define PARAMS		"/sys/module/kwq/parameters/"
-#define CGROOT		"/sys/fs/cgroup"
 #define LIMIT		65536	/* max_key_bytes_per_user during the test */
 #define KEYLEN		200
 #define BIGKEY		512
@@ -33,35 +33,6 @@ struct shared {
 
 static struct shared *sh;
 static char cg[128];
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
-static long long read_num(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 10);
-}
 
 static int param_write(const char *name, const char *val)
 {
@@ -328,43 +299,12 @@ static void test_user_limit(void)
 static int cg_setup(void)
 {
 	char path[160];
-	FILE *f;
-	char line[256] = "";
+	int ret = memcg_setup(cg, sizeof(cg), "limits");
 
-	mkdir(CGROOT, 0755);
-	if (access(CGROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CGROOT, "cgroup2", 0, NULL))
-		return -errno;
-	f = fopen(CGROOT "/cgroup.controllers", "r");
-	if (!f)
-		return -errno;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	if (!strstr(line, "memory"))
-		return -EOPNOTSUPP;
-	write_file(CGROOT "/cgroup.subtree_control", "+memory");
-	snprintf(cg, sizeof(cg), CGROOT "/kwq-limits-%d", getpid());
-	if (mkdir(cg, 0755))
-		return -errno;
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/memory.max", cg);
 	return write_file(path, "8M");
-}
-
-static long long cg_current(void)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/memory.current", cg);
-	return read_num(path);
-}
-
-static int cg_join(void)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	return write_file(path, "0");
 }
 
 /* Make the named queue qa from inside the cgroup. */
@@ -382,7 +322,7 @@ static int create_in_cg(void)
 	char name[KWQ_NAME_MAX];
 	int i;
 
-	if (cg_join())
+	if (memcg_join(cg))
 		return 1;
 	for (i = 0; i < CG_QUEUES; i++) {
 		cg_queue_name(name, i);
@@ -409,7 +349,7 @@ static int fill_in_cg(void)
 	memset(sh, 0, sizeof(*sh));
 	memset(&st, 0, sizeof(st));
 	memset(key, 0, sizeof(key));
-	if (cg_join())
+	if (memcg_join(cg))
 		return 1;
 	fd = kwq_create(qb, 0600, 0);
 	if (fd < 0)
@@ -450,7 +390,7 @@ static void test_memcg(void)
 	snprintf(qa, sizeof(qa), "lm-a-%d", getpid());
 	is(as_user(0, create_in_cg), 0, "a child in a cgroup (memory.max 8M) makes %d queues",
 	   CG_QUEUES);
-	m0 = cg_current();
+	m0 = memcg_current(cg);
 	/*
 	 * 17,000 keys in each: past 16,384 a table grows to 2^16 buckets,
 	 * 512 KiB, so 2 MiB in all, well above the charges a cgroup keeps
@@ -466,7 +406,7 @@ static void test_memcg(void)
 	ok(opened == CG_QUEUES && added == CG_QUEUES,
 	   "the root cgroup opens them and adds 17,000 keys to each");
 	for (i = 0; i < 100; i++) {
-		m1 = cg_current();
+		m1 = memcg_current(cg);
 		if (m1 - m0 >= 1024 << 10)
 			break;
 		usleep(100000);
@@ -478,7 +418,7 @@ static void test_memcg(void)
 		if (fds[i] >= 0)
 			end_queue(fds[i]);
 	for (i = 0; i < 100; i++) {
-		m2 = cg_current();
+		m2 = memcg_current(cg);
 		if (m2 < m0 + cached)
 			break;
 		usleep(100000);

@@ -27,6 +27,7 @@
 
 #include "libkwq.h"
 #include "kwq_test_util.h"
+#include "kwq_test_memcg.h"
 #include "tap.h"
 
 #define MS(x)		((int64_t)(x) * 1000000)
@@ -436,88 +437,34 @@ static int as_user(uid_t uid, int (*fn)(void))
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-#define CGROOT		"/sys/fs/cgroup"
 #define CG_KEYS		512
 
 static char cg[128];
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static long long cg_current(void)
-{
-	char path[160], buf[64] = "";
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/memory.current", cg);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtoll(buf, NULL, 10) : -1;
-}
-
-/* A cgroup of our own with the memory controller, or -errno. */
-static int cg_setup(void)
-{
-	char line[256] = "";
-	FILE *f;
-
-	mkdir(CGROOT, 0755);
-	if (access(CGROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CGROOT, "cgroup2", 0, NULL))
-		return -errno;
-	f = fopen(CGROOT "/cgroup.controllers", "r");
-	if (!f)
-		return -errno;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	if (!strstr(line, "memory"))
-		return -EOPNOTSUPP;
-	write_str(CGROOT "/cgroup.subtree_control", "+memory");
-	snprintf(cg, sizeof(cg), CGROOT "/kwq-payload-%d", getpid());
-	if (mkdir(cg, 0755))
-		return -errno;
-	return 0;
-}
 
 /* In the cgroup: CG_KEYS payloads of PMAX bytes (8 KiB allocations each), then all done. */
 static int payloads_in_cg(void)
 {
 	static char p[PMAX];
-	char path[160], key[16];
+	char key[16];
 	size_t len, plen;
 	int fd, i;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	if (write_str(path, "0"))
+	if (memcg_join(cg))
 		return 1;
 	memset(p, 'c', sizeof(p));
 	fd = pq_create(mem_name, PMAX, 0);
 	if (fd < 0)
 		return 2;
-	rep->cg0 = cg_current();
+	rep->cg0 = memcg_current(cg);
 	for (i = 0; i < CG_KEYS; i++) {
 		snprintf(key, sizeof(key), "c%d", i);
 		rep->cg_added += kwq_add_payload(fd, key, strlen(key), p, sizeof(p)) >= 0;
 	}
-	rep->cg1 = cg_current();
+	rep->cg1 = memcg_current(cg);
 	while (!kwq_get_payload(fd, key, sizeof(key), &len, p, sizeof(p), &plen, 0, 0, NULL) &&
 	       kwq_done(fd, key, len) >= 0)
 		rep->cg_done++;
-	rep->cg2 = cg_current();
+	rep->cg2 = memcg_current(cg);
 	end_queue(fd);
 	return 0;
 }
@@ -550,7 +497,7 @@ static void test_memory(void)
 	is(rep->after_destroy, 0, "... the user adds as many again");
 
 	/* The adder's memory cgroup pays for the payloads, and gets it back. */
-	if (cg_setup()) {
+	if (memcg_setup(cg, sizeof(cg), "payload")) {
 		ok(0, "memory cgroup: cannot set one up");
 	} else {
 		snprintf(mem_name, sizeof(mem_name), "pl-cg-%d", getpid());
