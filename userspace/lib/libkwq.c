@@ -64,17 +64,23 @@ int kwq_create_ex(const struct kwq_ioc_create *c)
 	return kwq_attach(O_RDWR, KWQ_IOC_CREATE, &copy);
 }
 
+/* A create of @name with @mode and @max_items and the rest 0: 0 or -errno. */
+static int kwq_create_args(struct kwq_ioc_create *c, const char *name, unsigned int mode,
+			   unsigned int max_items)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = mode;
+	c->max_items = max_items;
+	return kwq_copy_name(c->name, name);
+}
+
 int kwq_create(const char *name, unsigned int mode, unsigned int max_items)
 {
 	struct kwq_ioc_create c;
-	int ret;
+	int ret = kwq_create_args(&c, name, mode, max_items);
 
-	memset(&c, 0, sizeof(c));
-	ret = kwq_copy_name(c.name, name);
 	if (ret)
 		return ret;
-	c.mode = mode;
-	c.max_items = max_items;
 	return kwq_create_ex(&c);
 }
 
@@ -82,15 +88,11 @@ int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_it
 			uint64_t aging_ns)
 {
 	struct kwq_ioc_create c;
-	int ret;
+	int ret = kwq_create_args(&c, name, mode, max_items);
 
-	memset(&c, 0, sizeof(c));
-	ret = kwq_copy_name(c.name, name);
 	if (ret)
 		return ret;
 	c.flags = KWQ_CREATE_PRIORITY;
-	c.mode = mode;
-	c.max_items = max_items;
 	c.aging_ns = aging_ns;
 	return kwq_create_ex(&c);
 }
