@@ -37,8 +37,14 @@ for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_batch_test kwq_batch_test32 kwq_
 	kwq_priority_test kwq_priority_test32 kwq_payload_test kwq_payload_test32; do
 	cp "$top/build/user/$b" "$guest/bin/"
 done
-# Go bindings: static test, example and benchmark binaries (scripts/go.sh).
-"$top/scripts/go.sh" build "$guest" >&2
+# Go bindings: static test, example and benchmark binaries (scripts/go.sh);
+# the same for every kernel, so make check builds them once and names
+# the directory in KWQ_GO_BUILT.
+if [[ -n ${KWQ_GO_BUILT:-} ]]; then
+	cp "$KWQ_GO_BUILT"/* "$guest/bin/"
+else
+	"$top/scripts/go.sh" build "$guest" >&2
+fi
 cp "$top/scripts/guest/"*.sh "$guest/"
 for c in PROVE_LOCKING:lockdep DEBUG_KMEMLEAK:kmemleak KASAN:kasan KCSAN:kcsan KUNIT:kunit FAILSLAB:failslab; do
 	if grep -qx "CONFIG_${c%%:*}=y" "$KWQ_KDIR/.config"; then

@@ -80,6 +80,14 @@ done
 step "dependencies"
 scripts/deps.sh
 
+# The Go binaries are the same for every kernel: built once here, copied
+# by scripts/build.sh. If this fails, each kernel's build tries again and
+# fails on its own.
+rm -rf "$top/build/go"
+if scripts/go.sh build "$top/build/go" >"$out/go-build.log" 2>&1; then
+	export KWQ_GO_BUILT=$top/build/go/bin
+fi
+
 # Debug kernels that are not cached yet are built in the background, one
 # after the other, while the static checks and the stock kernels' guests
 # run; scripts/kernel.sh's lock makes build.sh wait for them below.
@@ -244,7 +252,11 @@ tap_script() { # FILE COMMAND...
 		tail -n 5 "$file.err" | sed 's/^/#   /' >>"$file"
 	fi
 }
-tap_script "$out/lint.tap" scripts/lint.sh
+# The stock kernel's build below is lint's W=1 build (build.sh fails on
+# any warning): lint skips its own copy of it then.
+w1_in_build=0
+[[ " $flavours " != *" stock "* ]] || w1_in_build=1
+KWQ_LINT_W1_IN_BUILD=$w1_in_build tap_script "$out/lint.tap" scripts/lint.sh
 count lint "$out/lint.tap"
 tap_script "$out/selftest.tap" scripts/selftest.sh
 count checker-selftest "$out/selftest.tap"

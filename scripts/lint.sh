@@ -86,13 +86,18 @@ build_copy() {
 	cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$tmp/src/"
 }
 
-build_copy
-status=0
-make -C "$kdir" M="$tmp/src" W=1 modules >"$tmp/build" 2>&1 || status=1
-grep -E 'warning:|error:' "$tmp/build" >"$tmp/out" || true
-[[ -s $tmp/out ]] && status=1
-[[ $status -ne 0 && ! -s $tmp/out ]] && tail -20 "$tmp/build" >"$tmp/out"
-result $status "W=1 build against $(basename "$kdir") has no warning" "$tmp/out"
+# make check sets KWQ_LINT_W1_IN_BUILD=1 when scripts/build.sh makes this
+# same W=1 build against the stock headers (and fails on any warning), so
+# that it is not done twice.
+if [[ ${KWQ_LINT_W1_IN_BUILD:-0} != 1 ]]; then
+	build_copy
+	status=0
+	make -C "$kdir" M="$tmp/src" W=1 modules >"$tmp/build" 2>&1 || status=1
+	grep -E 'warning:|error:' "$tmp/build" >"$tmp/out" || true
+	[[ -s $tmp/out ]] && status=1
+	[[ $status -ne 0 && ! -s $tmp/out ]] && tail -20 "$tmp/build" >"$tmp/out"
+	result $status "W=1 build against $(basename "$kdir") has no warning" "$tmp/out"
+fi
 
 build_copy
 status=0

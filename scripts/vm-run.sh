@@ -72,7 +72,7 @@ fi
 [[ -n $log ]] || log=$(mktemp "${TMPDIR:-/tmp}/kwq-console.XXXXXX.log")
 : >"$log"
 
-"$here/mkinitramfs.sh" "$work/initramfs.cpio.gz" "$files" "$script"
+"$here/mkinitramfs.sh" "$work/initramfs.cpio" "$files" "$script"
 
 if ((kvm)); then
 	accel=(-accel kvm -cpu host)
@@ -116,7 +116,7 @@ start=$EPOCHREALTIME
 set +e
 timeout --kill-after=10 "$tmo" qemu-system-x86_64 "${accel[@]}" \
 	-nographic -no-reboot -nic none -m "$mem" -smp "$smp" \
-	-kernel "$kernel" -initrd "$work/initramfs.cpio.gz" -append "$cmdline" \
+	-kernel "$kernel" -initrd "$work/initramfs.cpio" -append "$cmdline" \
 	</dev/null 2>&1 | console_filter
 qrc=${PIPESTATUS[0]}
 set -e

@@ -38,9 +38,9 @@ tap_program "priority-64bit" ./bin/kwq_priority_test
 tap_program "priority-32bit" ./bin/kwq_priority_test32
 tap_program "payload-64bit" ./bin/kwq_payload_test
 tap_program "payload-32bit" ./bin/kwq_payload_test32
-# 20 s of fuzzing where the sanitizers watch (debug kernels), 10 s elsewhere.
+# 12 s of fuzzing where the sanitizers watch (debug kernels), 10 s elsewhere.
 fuzz_s=10
-kernel_has lockdep && fuzz_s=20
+kernel_has lockdep && fuzz_s=12
 tap_program "fuzz-64bit" ./bin/kwq_fuzz --seconds $fuzz_s
 tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 . ./faults.sh
@@ -49,11 +49,11 @@ tap_program "fuzz-32bit" ./bin/kwq_fuzz32 --seconds 8
 # read from dmesg: 6.1's debugfs results keep only the last parameter of a
 # parameterised case.
 # The model suite runs 200 seeds of 500 steps; under KCSAN (debug-rt) a
-# step costs about nine times as much, so that kernel runs 40 of them.
+# step costs about nine times as much, so that kernel runs 24 of them.
 for m in kwq_kunit kwq_limiter_test; do
 	[ -f ./$m.ko ] || continue
 	params=""
-	case "$m/$(uname -r)" in kwq_kunit/*-rt*) params="model_seeds=40" ;; esac
+	case "$m/$(uname -r)" in kwq_kunit/*-rt*) params="model_seeds=24" ;; esac
 	dmesg_mark
 	kunit_t0=$(uptime_cs)
 	# shellcheck disable=SC2086 # $params is empty or one word
