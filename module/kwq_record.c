@@ -456,12 +456,15 @@ void kwq_records_free(struct kwq *q)
 		kwq_item_free_tenant, kwq_item_free_payload_tenant,
 	};
 
-	kwq_table_destroy(&q->items, free_item[kwq_rec_kind(q)]);
+	u32 kind = kwq_rec_kind(q);
+
+	kwq_table_destroy(&q->items, free_item[kind]);
+	/* kwq_acct_release() clears the record kind: free by the one read before. */
 	kwq_acct_release(&q->acct);
 	while (q->spare) {
 		struct kwq_item *it = q->spare;
 
 		q->spare = it->hnext;
-		kwq_item_free(q, it);
+		kwq_rec_free(it, kind);
 	}
 }
