@@ -120,6 +120,7 @@ type config struct {
 	priority          bool
 	aging             time.Duration
 	payloadMax        uint32
+	tenantDepth       int
 }
 
 func newConfig(opts []Option) config {
@@ -179,6 +180,16 @@ func WithPriority(aging time.Duration) Option {
 		c.aging = aging
 	}
 }
+
+// WithTenants makes a new queue a tenant queue: a key's tenant is its
+// bytes before its depth-th '/' (1: Kubernetes' namespace; 2: cluster then
+// namespace; a key with fewer '/' has the shorter prefix, "" for none),
+// and within one priority gets take turns across the tenants with queued
+// keys, each tenant's keys FIFO. A key k-th among its tenant's keys, with
+// at most T tenants queued, is handed out within k * T gets (no key given
+// back meanwhile). Documentation/kwq-tenants.rst has the rules. Needs
+// FeatureTenant; combines with WithPriority.
+func WithTenants(depth int) Option { return func(c *config) { c.tenantDepth = depth } }
 
 // WithDevice opens another device node than /dev/kwq.
 func WithDevice(path string) Option { return func(c *config) { c.device = path } }
