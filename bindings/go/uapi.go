@@ -80,11 +80,12 @@ const (
 	PriorityMax = 7
 	// AgingDefault is the aging of WithPriority(0), in ns; AgingMax the
 	// longest.
-	// TenantDepthMax is the deepest tenant rule of WithTenants.
-	TenantDepthMax = 2
-	AgingDefault   = 1000000000
-	AgingMax       = 3600 * 1000000000
+	AgingDefault = 1000000000
+	AgingMax     = 3600 * 1000000000
 )
+
+// TenantDepthMax is the deepest tenant rule of WithTenants.
+const TenantDepthMax = 2
 
 type limiter struct {
 	Type    uint32
