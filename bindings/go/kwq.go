@@ -265,8 +265,8 @@ func (c *config) createArg(name string) (*iocCreate, error) {
 		a.AgingNs = uint64(c.aging)
 	}
 	a.PayloadMax = c.payloadMax
-	if c.tenantDepth != 0 {
-		if c.tenantDepth < 1 || c.tenantDepth > TenantDepthMax {
+	if c.tenants {
+		if c.tenantDepth < 0 || c.tenantDepth > TenantDepthMax {
 			return nil, syscall.EINVAL
 		}
 		a.Flags |= createTenant

@@ -120,6 +120,7 @@ type config struct {
 	priority          bool
 	aging             time.Duration
 	payloadMax        uint32
+	tenants           bool
 	tenantDepth       int
 }
 
