@@ -434,7 +434,8 @@ static u32 m_tenant(const struct mrun *r, u32 i)
 	u32 len = m_tenant_len(i, r->cfg.tenant), t;
 
 	for (t = 0; t < i; t++)
-		if (m_tenant_len(t, r->cfg.tenant) == len && !memcmp(mkey_bytes[t], mkey_bytes[i], len))
+		if (m_tenant_len(t, r->cfg.tenant) == len &&
+		    !memcmp(mkey_bytes[t], mkey_bytes[i], len))
 			break;
 	return t;
 }
