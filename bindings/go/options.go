@@ -188,9 +188,15 @@ func WithPriority(aging time.Duration) Option {
 // and within one priority gets take turns across the tenants with queued
 // keys, each tenant's keys FIFO. A key k-th among its tenant's keys, with
 // at most T tenants queued, is handed out within k * T gets (no key given
-// back meanwhile). Documentation/kwq-tenants.rst has the rules. Needs
-// FeatureTenant; combines with WithPriority.
-func WithTenants(depth int) Option { return func(c *config) { c.tenantDepth = depth } }
+// back meanwhile). Documentation/kwq-tenants.rst has the rules. Depth 0
+// means 1; others give EINVAL. Needs FeatureTenant; combines with
+// WithPriority.
+func WithTenants(depth int) Option {
+	return func(c *config) {
+		c.tenants = true
+		c.tenantDepth = depth
+	}
+}
 
 // WithDevice opens another device node than /dev/kwq.
 func WithDevice(path string) Option { return func(c *config) { c.device = path } }
