@@ -3,8 +3,9 @@
  * KUnit suite for tenant queues (kwq_attr.tenant_depth) on the fake
  * clock: the tenant rule at depths 1 and 2, the exact rotation order,
  * FIFO within a tenant, the bound k * T with one tenant flooding, dedup,
- * give-backs at the head of the tenant and the rotation, tenants within
- * priorities, and refused options.
+ * give-backs at the head of the tenant and the rotation (a lease's end, a
+ * requeue, a processing-timeout expiry), tenants within priorities, and
+ * refused options.
  */
 
 #include <kunit/test.h>
@@ -249,6 +250,39 @@ static void kwq_ten_test_aging(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, taken, 120);
 }
 
+/*
+ * One processing-timeout expiry gives its keys back oldest first, each to
+ * the head of its tenant and the rotation: the last comes out first.
+ */
+static void kwq_ten_test_expiry(struct kunit *test)
+{
+	struct kwq_attr *attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	static const char *const want[] = { "b/1", "a/1", "a/2" };
+	struct fake_clock *fc;
+	char buf[8];
+	u64 ticket;
+	u32 len, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	attr->tenant_depth = 1;
+	attr->processing_timeout_ns = MS(10);
+	fc = fake_queue(test, attr);
+	add(fc->q, "a/1");
+	add(fc->q, "a/2");
+	add(fc->q, "b/1");
+	KUNIT_ASSERT_EQ(test, kwq_get(fc->q, buf, sizeof(buf), &len, KWQ_NOWAIT), 0);
+	KUNIT_ASSERT_EQ(test, kwq_get(fc->q, buf, sizeof(buf), &len, KWQ_NOWAIT), 0);
+	step(fc, MS(10));
+	KUNIT_EXPECT_EQ(test, kwq_len(fc->q), 3);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		KUNIT_ASSERT_EQ(test, kwq_get_ticket(fc->q, buf, sizeof(buf) - 1, &len, &ticket,
+						     KWQ_NOWAIT), 0);
+		buf[len] = '\0';
+		KUNIT_EXPECT_STREQ(test, buf, want[i]);
+		KUNIT_EXPECT_EQ(test, kwq_done_ticket(fc->q, buf, len, ticket), KWQ_DONE_FINISHED);
+	}
+}
+
 static void kwq_ten_test_invalid(struct kunit *test)
 {
 	struct kwq_attr attr = { .tenant_depth = KWQ_TENANT_DEPTH_MAX + 1 };
@@ -267,6 +301,7 @@ static struct kunit_case kwq_ten_cases[] = {
 	KUNIT_CASE(kwq_ten_test_processing),
 	KUNIT_CASE(kwq_ten_test_priority),
 	KUNIT_CASE(kwq_ten_test_aging),
+	KUNIT_CASE(kwq_ten_test_expiry),
 	KUNIT_CASE(kwq_ten_test_invalid),
 	{}
 };
