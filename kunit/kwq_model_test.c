@@ -4,7 +4,8 @@
  *
  * Random sequences of every operation of the kernel API (each add and
  * policy, add-after with and without replace, debounced adds, adds with a
- * priority (kwq_add_ex()) on plain and priority queues, adds and gets with
+ * priority (kwq_add_ex()) on plain and priority queues, tenant queues of
+ * depth 1 and 2 (the keys belong to a few tenants), adds and gets with
  * payloads on half the queues, cancel, add-rate-limited,
  * forget, num-requeues, get with and without a ticket, done, requeue,
  * done-get, the three batches, shutdown, drain, destroy, clock steps that
@@ -83,7 +84,12 @@ static bool mparams_apply(void)
 	return bad;
 }
 
-/* The key universe: lengths 1 to KWQ_KEY_MAX, two of length 2 ("k\0", "kX"). */
+/*
+ * The key universe: lengths 1 to KWQ_KEY_MAX, two of length 2 ("k\0",
+ * "kX"). The five longer ones are "kT/U/...": tenants "ka" and "kb" at
+ * depth 1, four at depth 2, two keys sharing one; the short ones have
+ * none, the empty tenant.
+ */
 #define MKEYS		8
 static const u32 mkey_len[MKEYS] = { 1, 2, 2, 7, 32, 33, 200, KWQ_KEY_MAX };
 static u8 mkey_bytes[MKEYS][KWQ_KEY_MAX];
@@ -97,6 +103,12 @@ static void mkeys_init(void)
 	for (i = 0; i < MKEYS; i++)
 		for (j = 0; j < mkey_len[i]; j++)
 			mkey_bytes[i][j] = j == 0 ? 'k' : i == 1 ? 0 : 'a' + (i * 7 + j) % 26;
+	for (i = 3; i < MKEYS; i++) {
+		mkey_bytes[i][1] = 'a' + i % 2;
+		mkey_bytes[i][2] = '/';
+		mkey_bytes[i][3] = 'a' + (i / 2) % 2;
+		mkey_bytes[i][4] = '/';
+	}
 	memset(mkey_long, 'x', sizeof(mkey_long));
 }
 
@@ -125,6 +137,7 @@ struct mcfg {
 	bool prio;		/* kwq_attr.priority */
 	u64 aging;		/* kwq_attr.aging_ns, 0 for the default */
 	u32 payload_max;	/* kwq_attr.payload_max, 0: no payloads */
+	u32 tenant;		/* kwq_attr.tenant_depth, 0: no tenants */
 };
 
 enum mop_type {
@@ -217,6 +230,7 @@ struct mcov {
 	u64 prio_moved;		/* raises that moved a queued key */
 	u64 prio_kept;		/* raises of a queued key its age already beat */
 	u64 prio_jumped;	/* gets that took a key not first in add order */
+	u64 ten_rotated;	/* gets that moved a tenant behind another */
 	u64 steps;
 	struct kwq_stats sum;	/* counters of the model, summed */
 };
@@ -241,6 +255,9 @@ struct mrun {
 	struct mkey k[MKEYS];
 	u8 ready[MKEYS];	/* the ready list, head first */
 	u32 nready;
+	/* Tenant queues: each level's rotation, tenants by m_tenant(). */
+	u8 rot[MPRIOS][MKEYS];
+	u8 nrot[MPRIOS];
 	bool shut;
 	bool dead;		/* destroyed, through a reference of our own */
 	u32 gen_left;		/* steps left to generate */
@@ -395,6 +412,107 @@ static u64 m_aging(const struct mrun *r)
 }
 
 /*
+ * Tenant queues (kwq-tenants.rst). A key's tenant is its bytes before its
+ * n-th '/', n = min(depth, its number of '/'); named here by the first
+ * key of the universe with the same tenant.
+ */
+static u32 m_tenant_len(u32 i, u32 depth)
+{
+	u32 j, n = 0, end = 0;
+
+	for (j = 0; j < mkey_len[i]; j++) {
+		if (mkey_bytes[i][j] == '/' && n < depth) {
+			n++;
+			end = j;
+		}
+	}
+	return end;
+}
+
+static u32 m_tenant(const struct mrun *r, u32 i)
+{
+	u32 len = m_tenant_len(i, r->cfg.tenant), t;
+
+	for (t = 0; t < i; t++)
+		if (m_tenant_len(t, r->cfg.tenant) == len &&
+		    !memcmp(mkey_bytes[t], mkey_bytes[i], len))
+			break;
+	return t;
+}
+
+/* A key's level: its priority's on a priority queue, else one level. */
+static u32 m_level(const struct mrun *r, u32 i)
+{
+	return r->cfg.prio ? r->k[i].prio - KWQ_PRIORITY_MIN : 0;
+}
+
+/* The position in the rotation of level @l of tenant @t, or -1. */
+static int m_rot_find(const struct mrun *r, u32 l, u32 t)
+{
+	u32 j;
+
+	for (j = 0; j < r->nrot[l]; j++)
+		if (r->rot[l][j] == t)
+			return j;
+	return -1;
+}
+
+static void m_rot_del(struct mrun *r, u32 l, u32 j)
+{
+	memmove(&r->rot[l][j], &r->rot[l][j + 1], r->nrot[l] - j - 1);
+	r->nrot[l]--;
+}
+
+static void m_rot_add(struct mrun *r, u32 l, u32 t, bool head)
+{
+	if (head) {
+		memmove(&r->rot[l][1], &r->rot[l][0], r->nrot[l]);
+		r->rot[l][0] = t;
+	} else {
+		r->rot[l][r->nrot[l]] = t;
+	}
+	r->nrot[l]++;
+}
+
+/* The ready position of the first key of tenant @t at level @l, or -1. */
+static int m_flow_first(const struct mrun *r, u32 l, u32 t)
+{
+	u32 j;
+
+	for (j = 0; j < r->nready; j++)
+		if (m_level(r, r->ready[j]) == l && m_tenant(r, r->ready[j]) == t)
+			return j;
+	return -1;
+}
+
+/*
+ * A tenant queue's next key: each level's is the first key of the first
+ * tenant of its rotation; among levels, the least rank (priority queues).
+ */
+static u32 m_next_tenant(const struct mrun *r)
+{
+	s64 rank, best_rank = 0;
+	int best = -1, j;
+	u32 l;
+
+	for (l = 0; l < MPRIOS; l++) {
+		if (!r->nrot[l])
+			continue;
+		j = m_flow_first(r, l, r->rot[l][0]);
+		if (j < 0)
+			return 0;	/* the model is broken: mexec finds out */
+		rank = r->k[r->ready[j]].readied +
+		       (s64)(MPRIOS - 1 - l) * (s64)m_aging(r);
+		if (best < 0 || rank < best_rank ||
+		    (rank == best_rank && m_level(r, r->ready[j]) > m_level(r, r->ready[best]))) {
+			best = j;
+			best_rank = rank;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
+/*
  * The position of the key a get takes: the head, or on a priority queue
  * (kwq-priorities.rst) of the first keys of each priority the one with
  * the least ready time + (KWQ_PRIORITY_MAX - priority) * aging, the
@@ -407,6 +525,8 @@ static u32 m_next(const struct mrun *r)
 	int best = -1;
 	u32 j;
 
+	if (r->cfg.tenant)
+		return m_next_tenant(r);
 	if (!r->cfg.prio)
 		return 0;
 	for (j = 0; j < r->nready; j++) {
@@ -425,10 +545,38 @@ static u32 m_next(const struct mrun *r)
 	return best < 0 ? 0 : best;
 }
 
-static void m_unready(struct mrun *r, u32 pos)
+/*
+ * The key at @pos leaves the ready list; on a tenant queue, a tenant left
+ * with no key at its level leaves the rotation, and a get (@taken) moves
+ * one that has keys left to the end.
+ */
+static void m_unready_how(struct mrun *r, u32 pos, bool taken)
 {
+	u32 i = r->ready[pos], l, t;
+	int j;
+
 	memmove(&r->ready[pos], &r->ready[pos + 1], r->nready - pos - 1);
 	r->nready--;
+	if (!r->cfg.tenant)
+		return;
+	l = m_level(r, i);
+	t = m_tenant(r, i);
+	j = m_rot_find(r, l, t);
+	if (j < 0)
+		return;
+	if (m_flow_first(r, l, t) < 0) {
+		m_rot_del(r, l, j);
+	} else if (taken && r->mutant != 5) {
+		m_rot_del(r, l, j);
+		m_rot_add(r, l, t, false);
+		if (r->nrot[l] > 1 && r->cov)
+			r->cov->ten_rotated++;
+	}
+}
+
+static void m_unready(struct mrun *r, u32 pos)
+{
+	m_unready_how(r, pos, false);
 }
 
 static void m_push(struct mrun *r, u32 i, bool head)
@@ -436,8 +584,18 @@ static void m_push(struct mrun *r, u32 i, bool head)
 	int f;
 
 	r->k[i].readied = r->now;
+	if (r->cfg.tenant) {
+		u32 l = m_level(r, i), t = m_tenant(r, i);
+		int j = m_rot_find(r, l, t);
+
+		/* Its tenant joins the end, or goes to the head with a give-back. */
+		if (j >= 0 && head)
+			m_rot_del(r, l, j);
+		if (j < 0 || head)
+			m_rot_add(r, l, t, head);
+	}
 	/* A key given back keeps the ready time of the key it goes before, if earlier. */
-	if (head && r->cfg.prio) {
+	if (head && r->cfg.prio && !r->cfg.tenant) {
 		f = m_level_first(r, r->k[i].prio);
 		if (f >= 0)
 			r->k[i].readied = min(r->now, r->k[r->ready[f]].readied);
@@ -841,7 +999,7 @@ static int m_get(struct mrun *r, u32 cap, u32 *len)
 	if (pos && r->cov)
 		r->cov->prio_jumped++;
 	k = &r->k[i];
-	m_unready(r, pos);
+	m_unready_how(r, pos, true);
 	k->dirty = false;
 	k->processing = true;
 	k->taken = r->now;
@@ -965,7 +1123,10 @@ static void m_run_due(struct mrun *r)
 	for (i = 0; i < MKEYS; i++)
 		if (r->k[i].processing && r->k[i].taken + (s64)r->cfg.timeout <= r->now)
 			overdue[n++] = i;
-	/* Sort by hand-out order, then give back from the newest. */
+	/*
+	 * Sort by hand-out order, then give back from the newest; on a tenant
+	 * queue, where each goes to the head, from the oldest.
+	 */
 	for (j = 1; j < n; j++) {
 		u8 x = overdue[j];
 		u32 m = j;
@@ -974,9 +1135,9 @@ static void m_run_due(struct mrun *r)
 			overdue[m] = overdue[m - 1];
 		overdue[m] = x;
 	}
-	while (n--) {
+	for (j = 0; j < n; j++) {
 		r->want.processing_expiries++;
-		m_give_back(r, overdue[n]);
+		m_give_back(r, overdue[r->cfg.tenant ? j : n - 1 - j]);
 	}
 }
 
@@ -1014,10 +1175,12 @@ static int mrun_begin(struct mrun *r)
 		.priority = r->cfg.prio,
 		.aging_ns = r->cfg.aging,
 		.payload_max = r->cfg.payload_max,
+		.tenant_depth = r->cfg.tenant,
 	};
 	u32 l;
 
 	memset(r->k, 0, sizeof(r->k));
+	memset(r->nrot, 0, sizeof(r->nrot));
 	r->add_prio = 0;
 	r->nready = 0;
 	r->shut = false;
@@ -1920,6 +2083,8 @@ static void mcfg_gen(struct mcfg *c, u64 *s)
 		c->aging = mrand_below(s, 4) ? MS(1 + mrand_below(s, 10)) : 0;
 	if (mrand_below(s, 2))
 		c->payload_max = 1 + mrand_below(s, MPAYLOAD_MAX);
+	c->tenant = mrand_below(s, 4);
+	c->tenant = c->tenant > 2 ? 0 : c->tenant;
 }
 
 static void mcfg_str(char *buf, size_t n, const struct mcfg *c)
@@ -1948,7 +2113,9 @@ static void mcfg_str(char *buf, size_t n, const struct mcfg *c)
 	if (c->prio)
 		len += scnprintf(buf + len, n - len, " priority aging=%llu", c->aging);
 	if (c->payload_max)
-		scnprintf(buf + len, n - len, " payload_max=%u", c->payload_max);
+		len += scnprintf(buf + len, n - len, " payload_max=%u", c->payload_max);
+	if (c->tenant)
+		scnprintf(buf + len, n - len, " tenant_depth=%u", c->tenant);
 }
 
 static u32 mop_weight_sum(void)
@@ -2308,6 +2475,9 @@ static void mcoverage(struct kunit *test, const struct mcov *cov)
 		   adds[0], adds[1], adds[2], adds[3], adds[4], adds[5], adds[6], enospc, refused,
 		   cov->sum.fired, cov->sum.processing_expiries, cov->sum.backoff_evictions,
 		   cov->sum.tokens_returned, cov->stale_enoent, cov->get_eagain_shut);
+	kunit_info(test, "coverage: tenants: gets that rotated a tenant behind another %llu",
+		   cov->ten_rotated);
+	KUNIT_EXPECT_GT(test, cov->ten_rotated, 0);
 	kunit_info(test, "coverage: priorities: raises moved %llu, kept by age %llu, gets out of add order %llu, add_ex -EINVAL %llu",
 		   cov->prio_moved, cov->prio_kept, cov->prio_jumped,
 		   MCOV(MOP_ADD_EX, merrslot(EINVAL)));
@@ -2448,12 +2618,13 @@ static void kwq_model_test_random(struct kunit *test)
  * The oracle can fail: with a bug planted in the model (a dedup not
  * counted, a requeue to the tail instead of the head, a debounced add
  * not held at its bound, a raise that moves a key it should leave, a
- * payload not replaced while its key is processing), the same runs must
+ * payload not replaced while its key is processing, a tenant not moved to
+ * the end of the rotation by a get), the same runs must
  * report a mismatch and shrink it to a handful of operations.
  */
 static void kwq_model_test_oracle_can_fail(struct kunit *test)
 {
-	static const u32 mutants[] = { 1, 2, 3, 4 };
+	static const u32 mutants[] = { 1, 2, 3, 4, 5 };
 	struct mcase c;
 	u32 m, s;
 

@@ -92,6 +92,9 @@ struct kwq_clock {
  * @payload_max: 0, or the longest payload an add may carry, in bytes, at
  *	most the module parameter max_payload (-EINVAL otherwise); see
  *	kwq_get_payload() and Documentation/kwq-payloads.rst.
+ * @tenant_depth: 0 for no tenants, or a tenant queue (KWQ_CREATE_TENANT)
+ *	with this tenant rule, 1 to KWQ_TENANT_DEPTH_MAX (-EINVAL above):
+ *	gets rotate across tenants, Documentation/kwq-tenants.rst.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -107,6 +110,7 @@ struct kwq_attr {
 	bool priority;
 	u64 aging_ns;
 	u32 payload_max;
+	u32 tenant_depth;
 };
 
 /**

@@ -75,12 +75,12 @@ void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
 /* A record's size: a pointer more on a payload queue (kwq_payload.h). */
 bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len)
 {
-	return __kwq_acct_charge_bytes(a, kwq_rec_bytes(a->payloads, key_len));
+	return __kwq_acct_charge_bytes(a, kwq_rec_bytes(a->rec_kind, key_len));
 }
 
 void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
 {
-	__kwq_acct_uncharge_bytes(a, kwq_rec_bytes(a->payloads, key_len));
+	__kwq_acct_uncharge_bytes(a, kwq_rec_bytes(a->rec_kind, key_len));
 }
 
 /**

@@ -26,15 +26,15 @@ struct mem_cgroup;
  * @bytes: what this queue charged to @user; under kwq.lock.
  * @limited: adds past max_key_bytes_per_user fail (the creator had no
  *	CAP_SYS_RESOURCE).
- * @payloads: the queue stores payloads: its records are a pointer longer
- *	(kwq_payload.h). Constant.
+ * @rec_kind: KWQ_REC_* bits: what the queue's records carry past the key
+ *	(kwq_rec_tail()), so what each key costs. Constant.
  */
 struct kwq_acct {
 	struct mem_cgroup *memcg;
 	struct kwq_user *user;
 	u64 bytes;
 	bool limited;
-	bool payloads;
+	u32 rec_kind;
 };
 
 int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner);

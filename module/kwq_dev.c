@@ -152,7 +152,8 @@ static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int
 	v.features = KWQ_FEATURE_CORE | KWQ_FEATURE_DELAY | KWQ_FEATURE_LEASE |
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
 		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE |
-		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY | KWQ_FEATURE_PAYLOAD;
+		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY | KWQ_FEATURE_PAYLOAD |
+		     KWQ_FEATURE_TENANT;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -167,8 +168,10 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	if ((c.flags & ~(KWQ_CREATE_RATELIMIT | KWQ_CREATE_PRIORITY)) || (c.mode & ~0777) ||
-	    c.policy > KWQ_POLICY_STRICT || c.pad || c.pad2 ||
+	if ((c.flags & ~(KWQ_CREATE_RATELIMIT | KWQ_CREATE_PRIORITY | KWQ_CREATE_TENANT)) ||
+	    (c.mode & ~0777) || c.policy > KWQ_POLICY_STRICT || c.pad ||
+	    c.pad3[0] || c.pad3[1] || c.pad3[2] ||
+	    c.tenant_depth > ((c.flags & KWQ_CREATE_TENANT) ? KWQ_TENANT_DEPTH_MAX : 0) ||
 	    !kwq_is_zero(c.reserved, sizeof(c.reserved)) ||
 	    (!(c.flags & KWQ_CREATE_RATELIMIT) &&
 	     !kwq_is_zero(&c.ratelimit, sizeof(c.ratelimit))))
@@ -190,6 +193,8 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 	attr.priority = c.flags & KWQ_CREATE_PRIORITY;
 	attr.aging_ns = c.aging_ns;
 	attr.payload_max = c.payload_max;
+	if (c.flags & KWQ_CREATE_TENANT)
+		attr.tenant_depth = c.tenant_depth ?: 1;
 	if (c.flags & KWQ_CREATE_RATELIMIT)
 		attr.ratelimit = &c.ratelimit;
 

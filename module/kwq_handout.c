@@ -17,7 +17,8 @@
 #include "kwq_trace.h"
 
 /*
- * Hand out the oldest ready key (on a priority queue, kwq_prio_next()'s),
+ * Hand out the oldest ready key (on a priority queue, kwq_prio_next()'s;
+ * on a tenant queue, kwq_ten_next()'s),
  * stamped with a new ticket (reported in @h with the queue latency, if @h
  * is not NULL). Returns 0, -EAGAIN (may wait) or error.
  */
@@ -30,8 +31,11 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 
 	if (q->dead)
 		return -EIDRM;
-	it = q->prio ? kwq_prio_next(q->prio) :
-		       list_first_entry_or_null(&q->ready, struct kwq_item, ready);
+	if (unlikely(q->ten))
+		it = kwq_ten_next(q->ten, q->prio);
+	else
+		it = q->prio ? kwq_prio_next(q->prio) :
+			       list_first_entry_or_null(&q->ready, struct kwq_item, ready);
 	if (!it)
 		return kwq_more_may_come_locked(q) ? -EAGAIN : -ESHUTDOWN;
 	*len = it->len;
@@ -592,7 +596,10 @@ EXPORT_SYMBOL_GPL(kwq_lease_begin);
  * next among them; none is lost, none stays stuck processing.
  * Only the lease's own keys are visited, KWQ_LOCK_STEP per hold of the
  * lock: between holds a consumer may already get the keys given back so
- * far (the oldest), and later ones join them right behind.
+ * far (the oldest), and later ones join them right behind. On a tenant
+ * queue, where each key given back goes to the head of its tenant's keys
+ * and its tenant to the head of the rotation, they go newest first, so
+ * the oldest is handed out first.
  *
  * Context: process or softirq context.
  */
@@ -610,9 +617,9 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 		kwq_hold_begin(q, &h);
 		ready = 0;
 		/* Oldest first, each right behind the one before. */
-		while (kwq_hold_room(&h) &&
-		       (it = list_first_entry_or_null(&lease->busy.items, struct kwq_item,
-							 ready))) {
+		while (kwq_hold_room(&h) && !list_empty(&lease->busy.items)) {
+			it = q->ten ? list_last_entry(&lease->busy.items, struct kwq_item, ready) :
+				      list_first_entry(&lease->busy.items, struct kwq_item, ready);
 			trace_kwq_lease_return(q->name, it->key, it->len, 0,
 					       kwq_since_locked(q, it->stamp));
 			kwq_give_back_at_locked(q, it, &gb);

@@ -34,6 +34,7 @@
 #include "kwq_limiter.h"
 #include "kwq_priority.h"
 #include "kwq_table.h"
+#include "kwq_tenant.h"
 
 /* Most unused small records a queue keeps for new keys (kwq.spare). */
 #define KWQ_SPARE_MAX		64
@@ -132,9 +133,13 @@ struct kwq_hist {
  * struct kwq - a work queue
  * @lock: protects all fields below up to @registered, and every item.
  * @items: key -> struct kwq_item (kwq_table.h).
- * @ready: items to hand out, oldest first; empty on a priority queue.
+ * @ready: items to hand out, oldest first; empty on a priority or a
+ *	tenant queue.
  * @prio: NULL, or a priority queue's items to hand out (kwq_priority.h),
  *	allocated at creation; its contents are under @lock.
+ * @ten: NULL, or a tenant queue's items to hand out (kwq_tenant.h),
+ *	allocated at creation; its contents are under @lock. With @prio,
+ *	@prio's levels stay empty and only its aging counts.
  * @waiting: items waiting for a deadline, earliest first (ties in the
  *	order they were added).
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
@@ -237,6 +242,7 @@ struct kwq {
 	struct kwq_table items;
 	struct list_head ready;
 	struct kwq_prio *prio;
+	struct kwq_tenants *ten;
 	struct timerqueue_head waiting;
 	ktime_t armed;
 	struct rb_root_cached busy;

@@ -9,6 +9,7 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/list.h>
+#include <linux/rbtree.h>
 #include <linux/stddef.h>
 #include <linux/timerqueue.h>
 #include <linux/types.h>
@@ -96,5 +97,33 @@ static_assert(sizeof(struct kwq_item) == 96);
 
 /* Keys up to this length get records from kwq_item_cache. */
 #define KWQ_SMALL_KEY		32
+
+/*
+ * What a queue's records carry past the key, aligned (kwq_rec_tail()):
+ * a payload pointer (kwq_payload.h), then a flow (kwq_tenant.h).
+ */
+#define KWQ_REC_PAYLOAD		BIT(0)
+#define KWQ_REC_TENANT		BIT(1)
+#define KWQ_REC_KINDS		4
+
+/**
+ * struct kwq_flow - one tenant's queued keys at one level (kwq_tenant.h)
+ * @node: in kwq_tenants.flows, by (@level, tenant bytes); RB_EMPTY_NODE
+ *	in every record but the first of a flow's keys.
+ * @rr: in kwq_tenants.rr[@level], the level's rotation.
+ * @keys: the flow's queued keys, FIFO, linked through kwq_item.ready.
+ * @tlen: length of the tenant: the first @tlen bytes of each key.
+ * @level: the keys' kwq_item.level.
+ *
+ * Lives in the record of the first of @keys and moves to the next when
+ * that one leaves: a flow is never allocated. Under kwq.lock.
+ */
+struct kwq_flow {
+	struct rb_node node;
+	struct list_head rr;
+	struct list_head keys;
+	u32 tlen;
+	u32 level;
+};
 
 #endif /* _KWQ_ITEM_H */

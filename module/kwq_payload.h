@@ -43,10 +43,17 @@ struct kwq_payload {
 /* Hard bound of the module parameter max_payload (kmalloc()ed, never vmalloc). */
 #define KWQ_PAYLOAD_LIMIT	65536U
 
-/* Bytes of a record past its fixed part: the key, then (payload queues) the pointer. */
-static inline u32 kwq_rec_tail(bool payloads, u32 key_len)
+/*
+ * Bytes of a record past its fixed part: the key, then (payload queues)
+ * the pointer, then (tenant queues) the flow; @kind is KWQ_REC_* bits.
+ */
+static inline u32 kwq_rec_tail(u32 kind, u32 key_len)
 {
-	return payloads ? ALIGN(key_len, sizeof(void *)) + sizeof(void *) : key_len;
+	if (!kind)
+		return key_len;
+	return ALIGN(key_len, sizeof(void *)) +
+	       (kind & KWQ_REC_PAYLOAD ? sizeof(void *) : 0) +
+	       (kind & KWQ_REC_TENANT ? sizeof(struct kwq_flow) : 0);
 }
 
 /* The payload pointer of a record of a payload queue. */
@@ -55,7 +62,14 @@ static inline struct kwq_payload **kwq_payload_slot(struct kwq_item *it)
 	return (struct kwq_payload **)(it->key + ALIGN((u32)it->len, sizeof(void *)));
 }
 
-size_t kwq_rec_bytes(bool payloads, u32 key_len);
+/* The flow of a record of a tenant queue (@kind has KWQ_REC_TENANT, kwq_tenant.h). */
+static inline struct kwq_flow *kwq_flow_slot(struct kwq_item *it, u32 kind)
+{
+	return (struct kwq_flow *)(it->key + ALIGN((u32)it->len, sizeof(void *)) +
+				   (kind & KWQ_REC_PAYLOAD ? sizeof(void *) : 0));
+}
+
+size_t kwq_rec_bytes(u32 kind, u32 key_len);
 struct kwq_payload *kwq_payload_new(const void *data, u32 len, gfp_t gfp);
 struct kwq_payload *kwq_payload_alloc(u32 len, gfp_t gfp);
 void kwq_payload_put(struct kwq_payload *p);

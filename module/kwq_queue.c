@@ -360,6 +360,7 @@ static void kwq_release(struct kref *ref)
 		hrtimer_cancel(&q->timer);
 	kwq_records_free(q);
 	kfree(q->prio);
+	kfree(q->ten);
 	kfree(q);
 }
 
@@ -434,7 +435,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	if (attr && (attr->policy > KWQ_POLICY_STRICT ||
 		     attr->processing_timeout_ns > KWQ_DELAY_MAX_NS ||
 		     attr->aging_ns > (attr->priority ? KWQ_AGING_MAX_NS : 0) ||
-		     attr->payload_max > READ_ONCE(kwq_max_payload)))
+		     attr->payload_max > READ_ONCE(kwq_max_payload) ||
+		     attr->tenant_depth > KWQ_TENANT_DEPTH_MAX))
 		goto invalid;
 	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
@@ -456,7 +458,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
 	q->processing_timeout = attr ? attr->processing_timeout_ns : 0;
 	q->payload_max = attr ? attr->payload_max : 0;
-	q->acct.payloads = q->payload_max;
+	q->acct.rec_kind = (q->payload_max ? KWQ_REC_PAYLOAD : 0) |
+			   (attr && attr->tenant_depth ? KWQ_REC_TENANT : 0);
 	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_clock_read(q)));
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);
@@ -483,9 +486,18 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 			return ERR_PTR(-ENOMEM);
 		}
 	}
+	if (attr && attr->tenant_depth) {
+		q->ten = kwq_ten_new(attr->tenant_depth, q->gfp);
+		if (!q->ten) {
+			kfree(q->prio);
+			kfree(q);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	ret = kwq_acct_init(&q->acct, q->gfp, q->uid) ?: kwq_table_init(&q->items, q->gfp);
 	if (ret) {
 		kwq_acct_release(&q->acct);
+		kfree(q->ten);
 		kfree(q->prio);
 		kfree(q);
 		return ERR_PTR(ret);

@@ -63,12 +63,18 @@ struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
 	return kwq_find_key_locked(q, &k);
 }
 
-/* Records of small keys: of plain queues, and of payload queues (a pointer longer). */
-static struct kmem_cache *kwq_item_cache, *kwq_item_pcache;
+/*
+ * Records of small keys, one cache per KWQ_REC_* kind: plain queues,
+ * payload queues (a pointer longer), tenant queues (a flow longer), both.
+ */
+static struct kmem_cache *kwq_item_caches[KWQ_REC_KINDS];
+static const char *const kwq_item_cache_names[KWQ_REC_KINDS] = {
+	"kwq_item", "kwq_item_payload", "kwq_item_tenant", "kwq_item_payload_tenant",
+};
 
-static struct kmem_cache *kwq_rec_cache(bool payloads)
+static struct kmem_cache *kwq_rec_cache(u32 kind)
 {
-	return payloads ? kwq_item_pcache : kwq_item_cache;
+	return kwq_item_caches[kind];
 }
 
 /* @tail: bytes past the fixed part, kwq_rec_tail(). */
@@ -77,10 +83,20 @@ static size_t kwq_item_alloc_size(u32 tail)
 	return struct_size((struct kwq_item *)NULL, key, tail);
 }
 
-/* Whether the queue's records carry a payload pointer. */
-static inline bool kwq_payloads(const struct kwq *q)
+/* What the queue's records carry past the key: KWQ_REC_* bits. */
+static inline u32 kwq_rec_kind(const struct kwq *q)
 {
-	return q->payload_max;
+	return q->acct.rec_kind;
+}
+
+static void kwq_caches_destroy(void)
+{
+	u32 i;
+
+	for (i = 0; i < KWQ_REC_KINDS; i++) {
+		kmem_cache_destroy(kwq_item_caches[i]);
+		kwq_item_caches[i] = NULL;
+	}
 }
 
 /**
@@ -90,19 +106,21 @@ static inline bool kwq_payloads(const struct kwq *q)
  */
 int kwq_core_init(void)
 {
+	u32 i;
+
 	kwq_resize_wq = alloc_workqueue("kwq_resize", WQ_UNBOUND, 0);
 	if (!kwq_resize_wq)
 		return -ENOMEM;
-	kwq_item_cache = kmem_cache_create("kwq_item", kwq_item_alloc_size(KWQ_SMALL_KEY),
-					   0, SLAB_ACCOUNT, NULL);
-	kwq_item_pcache = kmem_cache_create("kwq_item_payload",
-					    kwq_item_alloc_size(kwq_rec_tail(true, KWQ_SMALL_KEY)),
-					    0, SLAB_ACCOUNT, NULL);
-	if (!kwq_item_cache || !kwq_item_pcache) {
-		kmem_cache_destroy(kwq_item_cache);
-		kmem_cache_destroy(kwq_item_pcache);
-		destroy_workqueue(kwq_resize_wq);
-		return -ENOMEM;
+	for (i = 0; i < KWQ_REC_KINDS; i++) {
+		kwq_item_caches[i] =
+			kmem_cache_create(kwq_item_cache_names[i],
+					  kwq_item_alloc_size(kwq_rec_tail(i, KWQ_SMALL_KEY)),
+					  0, SLAB_ACCOUNT, NULL);
+		if (!kwq_item_caches[i]) {
+			kwq_caches_destroy();
+			destroy_workqueue(kwq_resize_wq);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -116,8 +134,7 @@ void kwq_core_exit(void)
 {
 	/* Pending resizes hold the last references of their queues. */
 	destroy_workqueue(kwq_resize_wq);
-	kmem_cache_destroy(kwq_item_cache);
-	kmem_cache_destroy(kwq_item_pcache);
+	kwq_caches_destroy();
 }
 
 /**
@@ -133,22 +150,22 @@ void kwq_core_exit(void)
  */
 size_t kwq_item_bytes(u32 key_len)
 {
-	return kwq_rec_bytes(false, key_len);
+	return kwq_rec_bytes(0, key_len);
 }
 EXPORT_SYMBOL_GPL(kwq_item_bytes);
 
-/* kwq_item_bytes() of a record of a queue with (@payloads) or without payloads. */
-size_t kwq_rec_bytes(bool payloads, u32 key_len)
+/* kwq_item_bytes() of a record of a queue of record kind @kind (KWQ_REC_*). */
+size_t kwq_rec_bytes(u32 kind, u32 key_len)
 {
 	if (key_len <= KWQ_SMALL_KEY)
-		return kmem_cache_size(kwq_rec_cache(payloads));
-	return kmalloc_size_roundup(kwq_item_alloc_size(kwq_rec_tail(payloads, key_len)));
+		return kmem_cache_size(kwq_rec_cache(kind));
+	return kmalloc_size_roundup(kwq_item_alloc_size(kwq_rec_tail(kind, key_len)));
 }
 
-static void kwq_rec_free(struct kwq_item *it, bool payloads)
+static void kwq_rec_free(struct kwq_item *it, u32 kind)
 {
 	if (it->len <= KWQ_SMALL_KEY)
-		kmem_cache_free(kwq_rec_cache(payloads), it);
+		kmem_cache_free(kwq_rec_cache(kind), it);
 	else
 		kfree(it);
 }
@@ -156,22 +173,33 @@ static void kwq_rec_free(struct kwq_item *it, bool payloads)
 /* Free a record of a plain queue, or one without a payload. */
 static void kwq_item_free_plain(struct kwq_item *it)
 {
-	kwq_rec_free(it, false);
+	kwq_rec_free(it, 0);
+}
+
+static void kwq_item_free_tenant(struct kwq_item *it)
+{
+	kwq_rec_free(it, KWQ_REC_TENANT);
 }
 
 /* Free a record of a payload queue, and its payload (the queue is going away). */
 static void kwq_item_free_payload(struct kwq_item *it)
 {
 	kwq_payload_put(*kwq_payload_slot(it));
-	kwq_rec_free(it, true);
+	kwq_rec_free(it, KWQ_REC_PAYLOAD);
+}
+
+static void kwq_item_free_payload_tenant(struct kwq_item *it)
+{
+	kwq_payload_put(*kwq_payload_slot(it));
+	kwq_rec_free(it, KWQ_REC_PAYLOAD | KWQ_REC_TENANT);
 }
 
 void kwq_item_free(struct kwq *q, struct kwq_item *it)
 {
-	kwq_rec_free(it, kwq_payloads(q));
+	kwq_rec_free(it, kwq_rec_kind(q));
 }
 
-static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, bool payloads)
+static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, u32 kind)
 {
 	INIT_LIST_HEAD(&it->ready);
 	timerqueue_init(&it->wait);
@@ -183,19 +211,21 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, b
 	it->hash = k->hash;
 	it->level = 0;
 	kwq_key_copy(it->key, k->key, k->len);
-	if (payloads)
+	if (kind & KWQ_REC_PAYLOAD)
 		*kwq_payload_slot(it) = NULL;
+	if (kind & KWQ_REC_TENANT)
+		RB_CLEAR_NODE(&kwq_flow_slot(it, kind)->node);
 }
 
 struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp)
 {
-	bool payloads = kwq_payloads(q);
+	u32 kind = kwq_rec_kind(q);
 	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ?
-			      kmem_cache_alloc(kwq_rec_cache(payloads), gfp) :
-			      kmalloc(kwq_item_alloc_size(kwq_rec_tail(payloads, k->len)), gfp);
+			      kmem_cache_alloc(kwq_rec_cache(kind), gfp) :
+			      kmalloc(kwq_item_alloc_size(kwq_rec_tail(kind, k->len)), gfp);
 
 	if (it)
-		kwq_item_init(it, k, kwq_payloads(q));
+		kwq_item_init(it, k, kind);
 	return it;
 }
 
@@ -213,7 +243,7 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 	it = q->spare;
 	q->spare = it->hnext;
 	q->n_spare--;
-	kwq_item_init(it, k, kwq_payloads(q));
+	kwq_item_init(it, k, kwq_rec_kind(q));
 	return it;
 }
 
@@ -332,7 +362,7 @@ void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
 	if (it->state)
 		return;
 	/* Nothing will run the key: its payload goes (kwq_payload.h). */
-	if (kwq_payloads(q))
+	if (q->payload_max)
 		kwq_payload_clear_locked(q, it);
 	if (!it->failures) {
 		kwq_item_drop_locked(q, it, stale);
@@ -421,13 +451,20 @@ int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *read
 /* Free every record of a queue nobody uses any more, the spares too. */
 void kwq_records_free(struct kwq *q)
 {
-	kwq_table_destroy(&q->items, kwq_payloads(q) ? kwq_item_free_payload :
-				      kwq_item_free_plain);
+	static void (*const free_item[KWQ_REC_KINDS])(struct kwq_item *) = {
+		kwq_item_free_plain, kwq_item_free_payload,
+		kwq_item_free_tenant, kwq_item_free_payload_tenant,
+	};
+
+	u32 kind = kwq_rec_kind(q);
+
+	kwq_table_destroy(&q->items, free_item[kind]);
+	/* kwq_acct_release() clears the record kind: free by the one read before. */
 	kwq_acct_release(&q->acct);
 	while (q->spare) {
 		struct kwq_item *it = q->spare;
 
 		q->spare = it->hnext;
-		kwq_item_free(q, it);
+		kwq_rec_free(it, kind);
 	}
 }

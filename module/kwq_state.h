@@ -13,7 +13,9 @@
  *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
  *   queued            DIRTY             kwq.ready, FIFO (a priority kwq.n_queued
  *                                       queue: kwq_prio.level[its
- *                                       level], kwq_priority.h)
+ *                                       level], kwq_priority.h; a
+ *                                       tenant queue: its flow's
+ *                                       keys, kwq_tenant.h)
  *   processing        PROCESSING        its holder's list, oldest   kwq.n_processing
  *                                       first (a kwq_lease's, or    (kwq.busy_stamps)
  *                                       kwq.unleased; kwq.busy
@@ -57,9 +59,12 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
 	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
 	WARN_ON_ONCE((q->n_queued == 0) !=
-		     (q->prio ? !q->prio->nonempty : list_empty(&q->ready)));
-	WARN_ON_ONCE(q->prio && !!(q->prio->nonempty & BIT(it->level)) ==
+		     (q->ten ? !q->ten->nonempty :
+		      q->prio ? !q->prio->nonempty : list_empty(&q->ready)));
+	WARN_ON_ONCE(q->prio && !q->ten && !!(q->prio->nonempty & BIT(it->level)) ==
 		     list_empty(&q->prio->level[it->level]));
+	WARN_ON_ONCE(q->ten && !!(q->ten->nonempty & BIT(it->level)) ==
+		     list_empty(&q->ten->rr[it->level]));
 	WARN_ON_ONCE((q->n_processing == 0) != RB_EMPTY_ROOT(&q->busy.rb_root));
 	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
 	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->holder);
@@ -104,13 +109,18 @@ static inline void kwq_st_forget_place(struct kwq *q, const struct kwq_item *it)
  */
 static inline void kwq_st_queue(struct kwq *q, struct kwq_item *it, bool at_head)
 {
-	struct list_head *head = kwq_st_ready_list(q, it);
+	struct list_head *head;
 
 	it->state |= KWQ_ITEM_DIRTY;
-	if (at_head)
-		list_add(&it->ready, head);
-	else
-		list_add_tail(&it->ready, head);
+	if (unlikely(q->ten)) {
+		kwq_ten_queue(q, it, at_head);
+	} else {
+		head = kwq_st_ready_list(q, it);
+		if (at_head)
+			list_add(&it->ready, head);
+		else
+			list_add_tail(&it->ready, head);
+	}
 	q->n_queued++;
 	kwq_st_check(q, it);
 }
@@ -123,6 +133,13 @@ static inline void kwq_st_move(struct kwq *q, struct kwq_item *it, u32 level)
 {
 	if (unlikely(!list_empty(&q->give_backs)))
 		kwq_st_forget_place(q, it);
+	if (q->ten) {
+		kwq_ten_remove(q, it);
+		it->level = level;
+		kwq_ten_queue(q, it, false);
+		kwq_st_check(q, it);
+		return;
+	}
 	list_del(&it->ready);
 	kwq_st_level_left(q, it->level);
 	it->level = level;
@@ -134,6 +151,7 @@ static inline void kwq_st_move(struct kwq *q, struct kwq_item *it, u32 level)
  * queued (or waiting) -> queued right after @pos, a queued record or
  * kwq.ready itself (the head), or on a priority queue one of its level or
  * that level's list: a key given back in steps, struct kwq_give_back.
+ * Not on a tenant queue, whose give-backs all go to the head.
  */
 static inline void kwq_st_queue_after(struct kwq *q, struct kwq_item *it,
 				      struct list_head *pos)
@@ -181,16 +199,25 @@ static inline struct kwq_item *kwq_busy_oldest(const struct kwq *q)
  * item. Only a take makes a record leave kwq.ready, always from the head
  * (a priority queue's raise moves one between levels, kwq_st_move()):
  * a give-back in steps whose last key this is goes on at the head (the
- * few of kwq.give_backs, usually none).
+ * few of kwq.give_backs, usually none). On a tenant queue the key's flow,
+ * if it has keys left, goes to the end of its level's rotation.
  */
 static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
 			       struct kwq_busy *b)
 {
+	struct kwq_flow *f;
+
 	if (unlikely(!list_empty(&q->give_backs)))
 		kwq_st_forget_place(q, it);
-	list_del(&it->ready);
-	if (q->prio)
-		kwq_st_level_left(q, it->level);
+	if (unlikely(q->ten)) {
+		f = kwq_ten_remove(q, it);
+		if (f)
+			list_move_tail(&f->rr, &q->ten->rr[it->level]);
+	} else {
+		list_del(&it->ready);
+		if (q->prio)
+			kwq_st_level_left(q, it->level);
+	}
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	it->ticket = ++q->next_ticket;

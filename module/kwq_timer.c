@@ -396,12 +396,18 @@ static void kwq_give_back_level_locked(struct kwq *q, struct kwq_item *it,
 
 /*
  * Put a processing key back, unprocessed, right behind the key @gb gave
- * back last if that one is still queued, else at the head.
+ * back last if that one is still queued, else at the head. On a tenant
+ * queue every key goes to the head of its flow, its flow first in the
+ * rotation (kwq_lease_end() gives its keys back newest first).
  */
 void kwq_give_back_at_locked(struct kwq *q, struct kwq_item *it, struct kwq_give_back *gb)
 {
 	kwq_end_processing_locked(q, it);
 	it->stamp = kwq_stamp_now(q);
+	if (q->ten) {
+		kwq_st_queue(q, it, true);
+		return;
+	}
 	if (q->prio) {
 		kwq_give_back_level_locked(q, it, gb);
 		return;

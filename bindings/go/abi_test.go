@@ -76,6 +76,8 @@ func TestABILayout(t *testing.T) {
 		"KWQ_CREATE_PRIORITY": createPriority, "KWQ_PRIORITY_MIN": u64(PriorityMin),
 		"KWQ_PRIORITY_MAX": PriorityMax, "KWQ_AGING_DEFAULT_NS": AgingDefault,
 		"KWQ_AGING_MAX_NS": AgingMax, "KWQ_FEATURE_PAYLOAD": FeaturePayload,
+		"KWQ_CREATE_TENANT": createTenant, "KWQ_TENANT_DEPTH_MAX": TenantDepthMax,
+		"KWQ_FEATURE_TENANT": FeatureTenant,
 	}
 
 	seen := map[string]int{}

@@ -265,11 +265,18 @@ func (c *config) createArg(name string) (*iocCreate, error) {
 		a.AgingNs = uint64(c.aging)
 	}
 	a.PayloadMax = c.payloadMax
+	if c.tenants {
+		if c.tenantDepth < 0 || c.tenantDepth > TenantDepthMax {
+			return nil, syscall.EINVAL
+		}
+		a.Flags |= createTenant
+		a.TenantDepth = uint8(c.tenantDepth)
+	}
 	if c.rl != nil {
 		if len(c.rl.Limiters) > limitersMax || c.rl.MaxWait < 0 {
 			return nil, syscall.EINVAL
 		}
-		a.Flags = createRatelimit
+		a.Flags |= createRatelimit
 		a.Ratelimit.Count = uint32(len(c.rl.Limiters))
 		a.Ratelimit.MaxWaitNs = uint64(c.rl.MaxWait)
 		for i, l := range c.rl.Limiters {

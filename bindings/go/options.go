@@ -120,6 +120,8 @@ type config struct {
 	priority          bool
 	aging             time.Duration
 	payloadMax        uint32
+	tenants           bool
+	tenantDepth       int
 }
 
 func newConfig(opts []Option) config {
@@ -177,6 +179,22 @@ func WithPriority(aging time.Duration) Option {
 	return func(c *config) {
 		c.priority = true
 		c.aging = aging
+	}
+}
+
+// WithTenants makes a new queue a tenant queue: a key's tenant is its
+// bytes before its depth-th '/' (1: Kubernetes' namespace; 2: cluster then
+// namespace; a key with fewer '/' has the shorter prefix, "" for none),
+// and within one priority gets take turns across the tenants with queued
+// keys, each tenant's keys FIFO. A key k-th among its tenant's keys, with
+// at most T tenants queued, is handed out within k * T gets (no key given
+// back meanwhile). Documentation/kwq-tenants.rst has the rules. Depth 0
+// means 1; others give EINVAL. Needs FeatureTenant; combines with
+// WithPriority.
+func WithTenants(depth int) Option {
+	return func(c *config) {
+		c.tenants = true
+		c.tenantDepth = depth
 	}
 }
 

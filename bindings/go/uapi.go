@@ -37,6 +37,7 @@ const (
 
 	createRatelimit   = 1 << 0
 	createPriority    = 1 << 1
+	createTenant      = 1 << 2
 	afterReplace      = 1 << 2
 	afterDebounce     = 1 << 3
 	drainFlushWaiting = 1 << 0
@@ -65,6 +66,9 @@ const (
 	FeatureDebounce = 1 << 9
 	// FeaturePriority: priority queues (WithPriority, AddWithPriority).
 	FeaturePriority = 1 << 11
+	// FeatureTenant: tenant queues (WithTenants): gets take turns across
+	// tenants.
+	FeatureTenant = 1 << 12
 	// FeaturePayload: queues made WithPayloadMax, AddPayload, GetPayload,
 	// and the PayloadsReplaced and PayloadBytes counters.
 	FeaturePayload = 1 << 10
@@ -79,6 +83,9 @@ const (
 	AgingDefault = 1000000000
 	AgingMax     = 3600 * 1000000000
 )
+
+// TenantDepthMax is the deepest tenant rule of WithTenants.
+const TenantDepthMax = 2
 
 type limiter struct {
 	Type    uint32
@@ -120,7 +127,8 @@ type iocCreate struct {
 	Ratelimit           ratelimit
 	ProcessingTimeoutNs uint64
 	PayloadMax          uint32
-	Pad2                uint32
+	TenantDepth         uint8 // a union with pad2, its name before tenants
+	Pad3                [3]uint8
 	AgingNs             uint64
 	Reserved            [1]uint64
 }

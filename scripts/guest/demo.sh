@@ -92,6 +92,23 @@ run kwqctl get prio --done
 run kwqctl get prio --done
 run kwqctl get prio --done
 run kwqctl destroy prio
+say "Tenants: a namespace that floods the queue delays another's key by one get"
+run kwqctl create fair --tenant-depth 1
+keys=""
+i=0
+while [ $i -lt 2000 ]; do keys="$keys noisy/k$i"; i=$((i + 1)); done
+echo '$ kwqctl add fair noisy/k0 ... noisy/k1999     # 2000 keys of namespace "noisy"'
+# shellcheck disable=SC2086 # one word per key
+kwqctl add fair $keys >/dev/null
+run kwqctl add fair quiet/a quiet/b
+run kwqctl len fair
+echo "(the rotation: noisy, quiet, noisy, quiet, noisy, noisy ...)"
+run kwqctl get fair --done
+run kwqctl get fair --done
+run kwqctl get fair --done
+run kwqctl get fair --done
+run kwqctl get fair --done
+run kwqctl destroy fair
 say "Payloads: a value with the key; a newer add replaces it, a get returns the latest"
 run kwqctl create objects --payload-max 256
 run kwqctl add objects ns/web --payload 'replicas=1'

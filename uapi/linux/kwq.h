@@ -177,6 +177,8 @@ enum kwq_done_result {
 #define KWQ_FEATURE_PAYLOAD	_BITULL(10)
 /* KWQ_CREATE_PRIORITY, kwq_ioc_create.aging_ns, kwq_ioc_add.priority */
 #define KWQ_FEATURE_PRIORITY	_BITULL(11)
+/* KWQ_CREATE_TENANT, kwq_ioc_create.tenant_depth: gets rotate across tenants */
+#define KWQ_FEATURE_TENANT	_BITULL(12)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
@@ -184,6 +186,31 @@ enum kwq_done_result {
 /* Flags of struct kwq_ioc_create. */
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
 #define KWQ_CREATE_PRIORITY	_BITUL(1)	/* a priority queue, see .aging_ns */
+#define KWQ_CREATE_TENANT	_BITUL(2)	/* a tenant queue, see .tenant_depth */
+
+/*
+ * Tenants of a queue made with KWQ_CREATE_TENANT (Documentation/kwq-tenants.rst).
+ * A key's tenant is its bytes before its n-th '/', n = min(tenant_depth,
+ * the number of '/' in the key); n = 0 gives the empty tenant. Depth 1:
+ * "ns/name" is tenant "ns", "name" is tenant "". Depth 2 (cluster, then
+ * namespace): "c/ns/name" is "c/ns", "c/name" is "c", "name" is "".
+ *
+ * Within one priority level (the whole queue without KWQ_CREATE_PRIORITY)
+ * each tenant's keys are FIFO and the tenants with queued keys take turns:
+ * a get takes the first key of the first tenant of the level's rotation
+ * and moves that tenant to the end; a tenant whose first key there is
+ * queued joins at the end. A key given back (requeue, a failed copy, a
+ * lease's end, a processing timeout) goes to the head of its tenant's
+ * keys, and its tenant to the head of the rotation.
+ *
+ * Bound: while no key of the level is given back or raised, a key that is
+ * k-th among its tenant's queued keys at a level where at most T tenants
+ * have queued keys is handed out within k * T gets from that level. With
+ * KWQ_CREATE_PRIORITY the level is chosen as on a priority queue, by the
+ * rank of each level's next key; the priority bound then holds for that
+ * next key (Documentation/kwq-tenants.rst).
+ */
+#define KWQ_TENANT_DEPTH_MAX	2
 
 /*
  * Priorities of a queue made with KWQ_CREATE_PRIORITY (struct
@@ -227,7 +254,8 @@ struct kwq_ioc_version {
  *	[A-Za-z0-9._-], not starting with '.'.
  * @flags: KWQ_CREATE_RATELIMIT, or 0 for client-go's default controller
  *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100); and
- *	KWQ_CREATE_PRIORITY for a priority queue.
+ *	KWQ_CREATE_PRIORITY for a priority queue, KWQ_CREATE_TENANT for a
+ *	tenant queue (both may be set).
  * @mode: permission bits (0 to 0777) checked by later opens, like SysV IPC.
  * @max_items: most keys the queue tracks at once; 0 means the module's
  *	default (module parameter max_items_per_queue), larger values are
@@ -246,7 +274,13 @@ struct kwq_ioc_version {
  * @payload_max: 0, or the longest payload an add may carry, in bytes: a
  *	queue with payloads (Documentation/kwq-payloads.rst). At most the
  *	module parameter max_payload (-EINVAL otherwise).
- * @pad2: must be 0.
+ * @tenant_depth: with KWQ_CREATE_TENANT, the tenant rule: 1 (the bytes
+ *	before the first '/') or 2 (before the second), 0 meaning 1; at most
+ *	KWQ_TENANT_DEPTH_MAX (-EINVAL otherwise). Without KWQ_CREATE_TENANT:
+ *	must be 0.
+ * @pad3: must be 0.
+ * @pad2: the name of @tenant_depth and @pad3 before KWQ_FEATURE_TENANT:
+ *	a program that sets it to 0 makes a queue without tenants.
  * @aging_ns: with KWQ_CREATE_PRIORITY, how long a ready key waits for its
  *	priority to count as one higher when the next key is chosen: 1 to
  *	KWQ_AGING_MAX_NS, or 0 for KWQ_AGING_DEFAULT_NS (there is no queue
@@ -266,7 +300,13 @@ struct kwq_ioc_create {
 	struct kwq_ratelimit ratelimit;
 	__u64 processing_timeout_ns;
 	__u32 payload_max;
-	__u32 pad2;
+	union {
+		struct {
+			__u8 tenant_depth;
+			__u8 pad3[3];
+		};
+		__u32 pad2;
+	};
 	__u64 aging_ns;
 	__u64 reserved[1];
 };

@@ -32,13 +32,16 @@ static const char usage_text[] =
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
 "              [--priorities [--aging MS]] [--payload-max BYTES]\n"
+"              [--tenant-depth N]\n"
 "                               make a named queue (mode default 0600,\n"
 "                               policy for adds of waiting keys: promote;\n"
 "                               keys not done within MS go back to the queue;\n"
 "                               --priorities: a priority queue whose ready\n"
 "                               keys rise one priority per --aging MS,\n"
 "                               default 1000; keys carry payloads of up to\n"
-"                               BYTES)\n"
+"                               BYTES; --tenant-depth: gets take turns across\n"
+"                               tenants, a key's bytes before its N-th '/',\n"
+"                               N 1 or 2)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
 "  add NAME KEY... [--policy P] [--priority N] [--payload DATA]\n"
 "                               add keys (one system call per 1024), print\n"
@@ -131,6 +134,7 @@ struct opts {
 	long priority;
 	long payload_max;
 	const char *payload;
+	long tenant_depth;	/* create: KWQ_CREATE_TENANT's depth, 0 for none */
 };
 
 /* Set by a --json before the command. */
@@ -171,6 +175,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "priority", required_argument, NULL, 'R' },
 		{ "payload-max", required_argument, NULL, 'P' },
 		{ "payload", required_argument, NULL, 'L' },
+		{ "tenant-depth", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -193,9 +198,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->priority = 0;
 	o->payload_max = 0;
 	o->payload = NULL;
+	o->tenant_depth = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:P:L:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:P:L:N:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'N':
+			if (parse_long(optarg, &o->tenant_depth) || o->tenant_depth < 1 ||
+			    o->tenant_depth > KWQ_TENANT_DEPTH_MAX)
+				return -EINVAL;
+			break;
 		case 'Q':
 			o->priorities = 1;
 			break;
@@ -641,6 +652,10 @@ int main(int argc, char **argv)
 			c.flags |= KWQ_CREATE_PRIORITY;
 		c.aging_ns = (uint64_t)o.aging_ms * 1000000;
 		c.payload_max = (uint32_t)o.payload_max;
+		if (o.tenant_depth) {
+			c.flags |= KWQ_CREATE_TENANT;
+			c.tenant_depth = (uint8_t)o.tenant_depth;
+		}
 		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);

@@ -97,6 +97,21 @@ int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_it
 	return kwq_create_ex(&c);
 }
 
+int kwq_create_tenant(const char *name, unsigned int mode, unsigned int max_items,
+		      unsigned int tenant_depth)
+{
+	struct kwq_ioc_create c;
+	int ret = kwq_create_args(&c, name, mode, max_items);
+
+	if (ret)
+		return ret;
+	if (tenant_depth > 255)
+		return -EINVAL;
+	c.flags = KWQ_CREATE_TENANT;
+	c.tenant_depth = tenant_depth;
+	return kwq_create_ex(&c);
+}
+
 static int kwq_open_flags(const char *name, int oflags, unsigned int flags)
 {
 	struct kwq_ioc_open o;

@@ -28,6 +28,11 @@ int kwq_create_ex(const struct kwq_ioc_create *c);
  * rises by one per @aging_ns it waits (0: KWQ_AGING_DEFAULT_NS). */
 int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_items,
 			uint64_t aging_ns);
+/* Create a tenant queue (KWQ_CREATE_TENANT, KWQ_FEATURE_TENANT): gets
+ * rotate across tenants, a key's tenant being its bytes before its
+ * @tenant_depth-th '/' (1 or 2; 0 means 1). Older modules give -EINVAL. */
+int kwq_create_tenant(const char *name, unsigned int mode, unsigned int max_items,
+		      unsigned int tenant_depth);
 /* Open an existing queue. @oflags: O_RDONLY (consume), O_WRONLY
  * (produce) or O_RDWR, optionally O_NONBLOCK. Returns a fd. */
 int kwq_open(const char *name, int oflags);

@@ -922,6 +922,13 @@ static void op_create(struct worker *w, struct slot *s)
 		c.flags |= KWQ_CREATE_PRIORITY;
 	if (chance(r, 20))
 		c.aging_ns = chance(r, 90) ? 1 + below(r, 100000000) : rnd(r);
+	/* Tenant queues, their depth (0 to 3; 3 is refused), and a depth without one. */
+	if (chance(r, 40))
+		c.flags |= KWQ_CREATE_TENANT;
+	if (chance(r, 50))
+		c.tenant_depth = chance(r, 90) ? (uint8_t)below(r, 4) : (uint8_t)rnd(r);
+	if (chance(r, 3))
+		c.pad3[below(r, 3)] = (uint8_t)(1 + below(r, 255));
 	c.flags = mutate32(r, c.flags, 5);
 	c.pad = mutate32(r, 0, 3);
 	mutate_reserved(r, c.reserved, ARRAY_SIZE(c.reserved), 3);

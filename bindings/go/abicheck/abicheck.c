@@ -34,7 +34,8 @@ int main(void)
 	F(kwq_ioc_create, max_items); F(kwq_ioc_create, policy);
 	F(kwq_ioc_create, max_backoff_keys); F(kwq_ioc_create, pad);
 	F(kwq_ioc_create, ratelimit); F(kwq_ioc_create, processing_timeout_ns);
-	F(kwq_ioc_create, payload_max); F(kwq_ioc_create, pad2);
+	F(kwq_ioc_create, payload_max); F(kwq_ioc_create, tenant_depth);
+	F(kwq_ioc_create, pad3);
 	F(kwq_ioc_create, aging_ns); F(kwq_ioc_create, reserved);
 	S(kwq_ioc_open);
 	F(kwq_ioc_open, name); F(kwq_ioc_open, flags); F(kwq_ioc_open, pad);
@@ -106,6 +107,7 @@ int main(void)
 	C(KWQ_CREATE_RATELIMIT); C(KWQ_CREATE_PRIORITY); C(KWQ_AFTER_REPLACE);
 	C(KWQ_AFTER_DEBOUNCE); C(KWQ_PRIORITY_MIN); C(KWQ_PRIORITY_MAX);
 	C(KWQ_AGING_DEFAULT_NS); C(KWQ_AGING_MAX_NS);
+	C(KWQ_CREATE_TENANT); C(KWQ_TENANT_DEPTH_MAX);
 	C(KWQ_DRAIN_FLUSH_WAITING);
 	C(KWQ_GET_UNLEASED); C(KWQ_DONE_NOT_RUN); C(KWQ_STATE_SHUTTING_DOWN);
 	C(KWQ_STATE_DRAINING); C(KWQ_STATE_DESTROYED);
@@ -116,7 +118,7 @@ int main(void)
 	C(KWQ_FEATURE_CORE); C(KWQ_FEATURE_DELAY); C(KWQ_FEATURE_LEASE); C(KWQ_FEATURE_BATCH);
 	C(KWQ_FEATURE_RATELIMIT); C(KWQ_FEATURE_METRICS); C(KWQ_FEATURE_DONE_GET);
 	C(KWQ_FEATURE_TICKET); C(KWQ_FEATURE_SCOPE); C(KWQ_FEATURE_DEBOUNCE);
-	C(KWQ_FEATURE_PRIORITY);
+	C(KWQ_FEATURE_PRIORITY); C(KWQ_FEATURE_TENANT);
 	C(KWQ_FEATURE_PAYLOAD);
 	return 0;
 }
