@@ -150,6 +150,27 @@ static void kwq_ten_test_bound(struct kunit *test)
 }
 
 /*
+ * The bound's T counts tenants that join while a key waits: x/2 is 2nd of
+ * its tenant with T = 2 when queued, but b, c and d join behind x while
+ * x/1 waits and make T = 4, and it comes out 5th, within k * T = 8 (not 4).
+ */
+static void kwq_ten_test_bound_joiners(struct kunit *test)
+{
+	static const char *const want[] = { "x/1", "b/1", "c/1", "d/1", "x/2" };
+	struct fake_clock *fc = ten_queue(test, 1, false);
+	char buf[32];
+
+	add(fc->q, "a/1");
+	add(fc->q, "x/1");
+	add(fc->q, "x/2");
+	KUNIT_EXPECT_STREQ(test, take(fc->q, buf, sizeof(buf)), "a/1");
+	add(fc->q, "b/1");
+	add(fc->q, "c/1");
+	add(fc->q, "d/1");
+	expect_order(test, fc->q, want, ARRAY_SIZE(want));
+}
+
+/*
  * Keys given back go to the head of their tenant and their tenant to the
  * head of the rotation; a lease's end gives back newest first, so the
  * order of the hand-outs repeats.
@@ -175,7 +196,7 @@ static void kwq_ten_test_give_back(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, buf, want[i]);
 	}
 	kwq_lease_end(q, &lease);
-	/* A requeued key is next: b/1 goes before a/1 now. */
+	/* A requeued key is next: without the rotation's head, b/1 would go first. */
 	KUNIT_ASSERT_EQ(test, kwq_get(q, buf, sizeof(buf) - 1, &len, KWQ_NOWAIT), 0);
 	KUNIT_EXPECT_EQ(test, kwq_requeue(q, buf, len), 0);
 	expect_order(test, q, want, ARRAY_SIZE(want));
@@ -297,6 +318,7 @@ static struct kunit_case kwq_ten_cases[] = {
 	KUNIT_CASE(kwq_ten_test_order),
 	KUNIT_CASE(kwq_ten_test_depth2),
 	KUNIT_CASE(kwq_ten_test_bound),
+	KUNIT_CASE(kwq_ten_test_bound_joiners),
 	KUNIT_CASE(kwq_ten_test_give_back),
 	KUNIT_CASE(kwq_ten_test_processing),
 	KUNIT_CASE(kwq_ten_test_priority),

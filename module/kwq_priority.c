@@ -54,7 +54,9 @@ void kwq_prio_head_stamp(struct kwq *q, struct kwq_item *it)
  * add's priority: it is the next run's. Otherwise the add can only raise
  * it; a queued key moves to the tail of its new level, ready from now,
  * only if that rank is lower than the one it has (its wait there already
- * counts for more otherwise), so a raise never hands a key out later.
+ * counts for more otherwise), so a raise never hands a key out later (on
+ * a tenant queue it goes to the tail of its tenant's keys at the new
+ * level, which the rank does not see: there it can).
  */
 void kwq_prio_add_locked(struct kwq *q, struct kwq_item *it, s32 priority)
 {

@@ -186,9 +186,10 @@ func WithPriority(aging time.Duration) Option {
 // bytes before its depth-th '/' (1: Kubernetes' namespace; 2: cluster then
 // namespace; a key with fewer '/' has the shorter prefix, "" for none),
 // and within one priority gets take turns across the tenants with queued
-// keys, each tenant's keys FIFO. A key k-th among its tenant's keys, with
-// at most T tenants queued, is handed out within k * T gets (no key given
-// back meanwhile). Documentation/kwq-tenants.rst has the rules. Depth 0
+// keys, each tenant's keys FIFO. A key k-th among its tenant's keys at its
+// priority is handed out within k * T gets from that priority, T being the
+// most tenants queued there at any one time until then (no key of that
+// priority given back or raised meanwhile). Documentation/kwq-tenants.rst has the rules. Depth 0
 // means 1; others give EINVAL. Needs FeatureTenant; combines with
 // WithPriority.
 func WithTenants(depth int) Option {

@@ -204,8 +204,9 @@ enum kwq_done_result {
  * keys, and its tenant to the head of the rotation.
  *
  * Bound: while no key of the level is given back or raised, a key that is
- * k-th among its tenant's queued keys at a level where at most T tenants
- * have queued keys is handed out within k * T gets from that level. With
+ * k-th among its tenant's queued keys at its level is handed out within
+ * k * T gets from that level, T being the most tenants with keys queued
+ * there at any one time until then (later ones count). With
  * KWQ_CREATE_PRIORITY the level is chosen as on a priority queue, by the
  * rank of each level's next key; the priority bound then holds for that
  * next key (Documentation/kwq-tenants.rst).
@@ -515,7 +516,11 @@ struct kwq_ioc_get {
  * t + (KWQ_PRIORITY_MAX - p) * aging_ns, whatever its priority, so no key
  * starves. A key's ready time is when it was queued, or moved by a raise;
  * a key given back takes the ready time of the key it goes before when
- * that is earlier.
+ * that is earlier. On a queue that also has KWQ_CREATE_TENANT, "FIFO
+ * within a priority" is per tenant, the bound holds for the key each
+ * priority hands out next, and a raised key goes to the tail of its
+ * tenant there and a given-back key is ready from now
+ * (Documentation/kwq-tenants.rst).
  *
  * Payloads (KWQ_FEATURE_PAYLOAD; Documentation/kwq-payloads.rst): a
  * successful add with a payload makes it the key's, replacing the one the
