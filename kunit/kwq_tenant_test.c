@@ -15,6 +15,7 @@
 #include "kwq.h"
 #include "kwq_internal.h"
 #include "kwq_fake_clock.h"
+#include "kwq_test_order.h"
 
 static struct fake_clock *ten_queue(struct kunit *test, u32 depth, bool prio)
 {
@@ -30,36 +31,6 @@ static struct fake_clock *ten_queue(struct kunit *test, u32 depth, bool prio)
 static int add(struct kwq *q, const char *key)
 {
 	return kwq_add(q, key, strlen(key));
-}
-
-static int addp(struct kwq *q, const char *key, s32 prio)
-{
-	struct kwq_add_opts o = { .priority = prio };
-
-	return kwq_add_ex(q, key, strlen(key), &o);
-}
-
-/* Take the next key and end it; "" when none is ready. */
-static const char *take(struct kwq *q, char *buf, u32 cap)
-{
-	u32 len = 0;
-
-	if (kwq_get(q, buf, cap - 1, &len, KWQ_NOWAIT))
-		len = 0;
-	buf[len] = '\0';
-	if (len)
-		kwq_done(q, buf, len);
-	return buf;
-}
-
-static void expect_order(struct kunit *test, struct kwq *q, const char *const *want, int n)
-{
-	char buf[32];
-	int i;
-
-	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_STREQ(test, take(q, buf, sizeof(buf)), want[i]);
-	KUNIT_EXPECT_STREQ(test, take(q, buf, sizeof(buf)), "");
 }
 
 static void kwq_ten_test_rule(struct kunit *test)
