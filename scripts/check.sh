@@ -148,6 +148,16 @@ run_flavour() {
 	bad=0
 	case $status in 90 | 124 | 125) bad=1 ;; esac
 	verdict "$flavour-console-clean" $bad
+	# The failure list (repeated at the very end of the run) carries the
+	# first problem lines and the console's last lines, so a log's tail
+	# alone says what went wrong.
+	if ((bad)); then
+		{
+			grep -h '^KWQ-SPLAT: \[' "$out/$flavour.out" "$out/$flavour.err" | head -n 5
+			echo "last console lines:"
+			tail -n 12 "$out/$flavour-console.log"
+		} | sed "s|^|$flavour-console-clean:   |" >>"$failed_list"
+	fi
 	sed -n 's/^KWQ-TAP-BEGIN \([^ ]*\).*/\1/p' "$out/$flavour.out" >"$out/$flavour.sections"
 	while read -r section; do
 		awk -v s="$section" '$0 == "KWQ-TAP-BEGIN " s {on=1; next}
@@ -287,7 +297,7 @@ done
 echo
 if [[ $failed -gt 0 ]]; then
 	echo "what failed:"
-	head -n 60 "$failed_list" | sed 's/^/  /'
+	head -n 80 "$failed_list" | sed 's/^/  /'
 fi
 echo "make check took $SECONDS s"
 if [[ $skipped -gt 0 ]]; then

@@ -13,7 +13,9 @@ go_tap() {
 	shift
 	echo "KWQ-TAP-BEGIN $name"
 	go_t0=$(uptime_cs)
-	KWQ_GO_REQUIRE_DEVICE=1 "$@" -test.v -test.timeout 900s >/tmp/go-test.out 2>&1
+	# The parallel tests mostly wait on timers: all of them at once, not
+	# GOMAXPROCS (2) at a time.
+	KWQ_GO_REQUIRE_DEVICE=1 "$@" -test.v -test.parallel 16 -test.timeout 900s >/tmp/go-test.out 2>&1
 	rc=$?
 	sed 's/^/# /' /tmp/go-test.out
 	# Leaf results only: a test with subtests is counted through them,
