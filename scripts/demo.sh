@@ -12,5 +12,5 @@ guest=$(scripts/build.sh stock)
 eval "$(scripts/kernel.sh stock)"
 echo "booting $KWQ_KVER under QEMU (TCG); this takes about 10 s..." >&2
 mkdir -p build/demo
-exec scripts/vm-run.sh --kernel "$KWQ_KERNEL" --files "$guest" --timeout 300 \
+exec scripts/vm-run.sh --one-thread --kernel "$KWQ_KERNEL" --files "$guest" --timeout 300 \
 	--log build/demo/console.log -- "$guest/demo.sh"

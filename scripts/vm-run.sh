@@ -5,6 +5,9 @@
 #   90                          kernel splat found (scripts/check-console.sh)
 #   124                         no KWQ-EXIT marker: timeout or guest died
 #   125                         QEMU did not start / usage errors are 2
+# A kernel that dies while it boots, before the guest script starts (so
+# before any kwq code is loaded), is booted again, up to three boots in
+# all; each failed boot is said on stderr and its log kept beside the log.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,8 +15,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 usage() {
 	cat >&2 <<'EOF'
 usage: scripts/vm-run.sh [--kernel IMG] [--files DIR] [--mem MB] [--smp N]
-                         [--timeout SEC] [--kvm | --icount] [--log FILE]
-                         [--append "extra cmdline"] -- GUEST_SCRIPT
+                         [--timeout SEC] [--kvm | --icount | --one-thread]
+                         [--log FILE] [--append "extra cmdline"] -- GUEST_SCRIPT
 
   --kernel IMG    kernel image (default: $KWQ_KERNEL, see scripts/kernel.sh)
   --files DIR     copied to /kwq in the guest; DIR/bin is on PATH
@@ -21,20 +24,23 @@ usage: scripts/vm-run.sh [--kernel IMG] [--files DIR] [--mem MB] [--smp N]
   --timeout SEC   hard limit for the whole VM run (default 600)
   --kvm           use -accel kvm instead of TCG (hangs on some hosts)
   --icount        TCG with -icount shift=0: guest time counts instructions
+  --one-thread    TCG with every vCPU on one host thread (thread=single)
   --log FILE      full console log (default: a kept /tmp/kwq-console.*.log)
   --append STR    extra kernel command line
 
 Prints what the guest script printed (everything between its start and
 KWQ-EXIT; KWQ_VERBOSE=1 streams the whole console to stderr instead).
 Exit: the guest script's status; 90 kernel splat in the log; 124 timeout or
-guest died without KWQ-EXIT; 125 QEMU failed to start; 2 usage.
+guest died without KWQ-EXIT; 125 QEMU failed to start; 2 usage. A kernel
+that dies before the guest script starts is booted again (three boots in
+all), its log kept as LOG.boot-N.
 EOF
 	exit 2
 }
 
 say() { printf 'vm-run: %s\n' "$*" >&2; }
 
-kernel=${KWQ_KERNEL:-} files="" mem=1024 smp=2 tmo=600 kvm=0 icount=0 log="" append=""
+kernel=${KWQ_KERNEL:-} files="" mem=1024 smp=2 tmo=600 kvm=0 icount=0 one=0 log="" append=""
 # Options taking a value must have one (an empty one only for --append).
 need() { [[ $2 -ge 2 ]] || { say "$1 needs a value"; usage; }; }
 while [[ $# -gt 0 ]]; do
@@ -46,6 +52,7 @@ while [[ $# -gt 0 ]]; do
 	--timeout) need "$1" $#; tmo=$2; shift 2 ;;
 	--kvm) kvm=1; shift ;;
 	--icount) icount=1; shift ;;
+	--one-thread) one=1; shift ;;
 	--log) need "$1" $#; log=$2; shift 2 ;;
 	--append) need "$1" $#; append=$2; shift 2 ;;
 	--) shift; break ;;
@@ -81,6 +88,14 @@ elif ((icount)); then
 	# sleeping when idle. Timings become instruction counts, the same
 	# from run to run whatever else the host is doing.
 	accel=(-accel tcg -icount "shift=0,sleep=off")
+elif ((one)); then
+	# Every vCPU on one host thread, taking turns. QEMU 7.2's multi-threaded
+	# TCG can run a stale copy of code another vCPU is patching: Debian's
+	# 6.12 kernels then die at an int3 they did not plant (seen while they
+	# boot). One thread cannot race with itself, and it spends less host
+	# CPU; but the vCPUs no longer run at the same instant, which KCSAN
+	# needs, so the debug kernels keep one thread per vCPU.
+	accel=(-accel 'tcg,thread=single')
 else
 	accel=(-accel tcg)
 fi
@@ -113,13 +128,28 @@ console_filter() {
 elapsed() { awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.1f", e - s }'; }
 
 start=$EPOCHREALTIME
-set +e
-timeout --kill-after=10 "$tmo" qemu-system-x86_64 "${accel[@]}" \
-	-nographic -no-reboot -nic none -m "$mem" -smp "$smp" \
-	-kernel "$kernel" -initrd "$work/initramfs.cpio" -append "$cmdline" \
-	</dev/null 2>&1 | console_filter
-qrc=${PIPESTATUS[0]}
-set -e
+boot=1
+while :; do
+	set +e
+	timeout --kill-after=10 "$tmo" qemu-system-x86_64 "${accel[@]}" \
+		-nographic -no-reboot -nic none -m "$mem" -smp "$smp" \
+		-kernel "$kernel" -initrd "$work/initramfs.cpio" -append "$cmdline" \
+		</dev/null 2>&1 | console_filter
+	qrc=${PIPESTATUS[0]}
+	set -e
+	# The kernel printed something and stopped (not a timeout) before the
+	# guest script began, so before kwq.ko could be loaded: boot again.
+	if ((boot < 3)) && ! grep -q 'KWQ-GUEST-BEGIN' "$log" &&
+		grep -qE '\[ *[0-9]+\.[0-9]+\] ' "$log" && ((qrc != 124 && qrc != 137)); then
+		cp "$log" "$log.boot-$boot"
+		say "the kernel stopped while booting (QEMU status $qrc), before the guest script started; booting again ($((boot + 1)) of 3); that boot's log: $log.boot-$boot"
+		grep -m 3 -E 'Oops|Kernel panic|BUG' "$log" | sed 's/^/vm-run:   /' >&2 || true
+		: >"$log"
+		boot=$((boot + 1))
+		continue
+	fi
+	break
+done
 elapsed=$(elapsed)
 
 marker=$(grep -o -m1 -E 'KWQ-EXIT=[0-9]+' "$log" || true)
