@@ -20,7 +20,7 @@ mkdir -p "$src" "$guest/bin"
 cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$src/"
 # W=1, and any warning fails: against the debug kernel this also covers
 # the KUnit modules, and KASAN's larger stack frames.
-if ! make -C "$KWQ_KDIR" M="$src" W=1 modules >"$out/build.log" 2>&1 ||
+if ! make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 modules >"$out/build.log" 2>&1 ||
 	grep -E 'warning:' "$out/build.log" >&2; then
 	tail -40 "$out/build.log" >&2
 	echo "build.sh: module build against $KWQ_KDIR failed or warned" >&2
@@ -28,7 +28,7 @@ if ! make -C "$KWQ_KDIR" M="$src" W=1 modules >"$out/build.log" 2>&1 ||
 fi
 find "$src" -name '*.ko' -exec cp {} "$guest/" \;
 
-make -s -C "$top/userspace" O="$top/build/user" >&2
+make -s -j"$(nproc)" -C "$top/userspace" O="$top/build/user" >&2
 for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_batch_test kwq_batch_test32 kwq_done_get_test \
 	kwq_done_get_test32 kwq_handout_test kwq_handout_test32 kwq_access_test kwq_access_test32 \
 	kwq_fuzz kwq_fuzz32 kwq_faults kwq_sample_test \

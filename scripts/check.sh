@@ -247,7 +247,7 @@ for flavour in $debug_flavours; do
 done
 if [[ $lanes -ge 2 && -n $debug_flavours ]]; then
 	# The lanes' builds share build/user and the Go cache: build them once first.
-	make -s -C userspace O="$top/build/user" >/dev/null
+	make -s -j"$(nproc)" -C userspace O="$top/build/user" >/dev/null
 	(
 		for flavour in $debug_flavours; do
 			(run_flavour "$flavour") >"$out/$flavour.report" 2>&1

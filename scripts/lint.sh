@@ -102,7 +102,7 @@ build_copy() {
 if [[ ${KWQ_LINT_W1_IN_BUILD:-0} != 1 ]]; then
 	build_copy
 	status=0
-	make -C "$kdir" M="$tmp/src" W=1 modules >"$tmp/build" 2>&1 || status=1
+	make -j"$(nproc)" -C "$kdir" M="$tmp/src" W=1 modules >"$tmp/build" 2>&1 || status=1
 	grep -E 'warning:|error:' "$tmp/build" >"$tmp/out" || true
 	[[ -s $tmp/out ]] && status=1
 	[[ $status -ne 0 && ! -s $tmp/out ]] && tail -20 "$tmp/build" >"$tmp/out"
@@ -111,7 +111,7 @@ fi
 
 build_copy
 status=0
-make -C "$kdir" M="$tmp/src" C=2 modules >"$tmp/build" 2>&1 || status=1
+make -j"$(nproc)" -C "$kdir" M="$tmp/src" C=2 modules >"$tmp/build" 2>&1 || status=1
 # sparse reports as file:line:col: warning|error; keep only our files.
 grep -E "^$tmp/src/.*: (warning|error):" "$tmp/build" >"$tmp/out" || true
 [[ -s $tmp/out ]] && status=1
@@ -128,7 +128,7 @@ status=0
 newer=$top/scripts/newer-api
 if k612=$("$top/scripts/kernel.sh" stock-6.12 2>"$tmp/out"); then
 	eval "$k612"
-	make -C "$KWQ_KDIR" M="$tmp/src" W=1 NOSTDINC_FLAGS="-nostdinc -I$newer" \
+	make -j"$(nproc)" -C "$KWQ_KDIR" M="$tmp/src" W=1 NOSTDINC_FLAGS="-nostdinc -I$newer" \
 		KCFLAGS="-include $newer/kwq_newer_api.h" modules >"$tmp/build" 2>&1 || status=1
 	grep -E 'warning:|error:' "$tmp/build" >"$tmp/out" || true
 	[[ -s $tmp/out ]] && status=1
@@ -141,7 +141,7 @@ result $status "W=1 compile of the >= 6.13 branches (6.12 tree as 6.18, scripts/
 status=0
 # Into build/user, where make check's guests take the programs from: one
 # build serves both (the Makefile's flags always include -Werror).
-make -C "$top/userspace" O="$top/build/user" >"$tmp/out" 2>&1 || status=1
+make -j"$(nproc)" -C "$top/userspace" O="$top/build/user" >"$tmp/out" 2>&1 || status=1
 result $status "userspace builds with -Wall -Wextra -Werror" "$tmp/out"
 
 # Go bindings: go vet and gofmt -l with every toolchain, the uapi mirror.
