@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Self-test of the log parsers on the sample logs in scripts/testdata/.
-# Prints TAP; exits non-zero if any check fails. No VM or kernel needed.
+# Self-test of the log parsers on the sample logs in scripts/testdata/, and
+# of vm-run.sh's boot retry with a fake QEMU. Prints TAP; exits non-zero if
+# any check fails. No VM or kernel needed.
 set -euo pipefail
 
 if [[ $# -ne 0 ]]; then
@@ -105,6 +106,37 @@ if [[ $err == *"not ok: example: not ok 4 example_fail"* &&
 else
 	not_ok "tap-count lists failing, missing and cut-short tests on stderr" "$err"
 fi
+
+# vm-run.sh boots again when the kernel stops before the guest script
+# starts, never once the script has begun. A fake qemu-system-x86_64 on
+# PATH prints a console: a panic before KWQ-GUEST-BEGIN, or after it.
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+: >"$fake/vmlinuz"
+echo 'echo guest' >"$fake/guest.sh"
+vm_retry() { # WHEN (early|late) WANT_BOOTS
+	local when=$1 want=$2 rc=0 boots
+	cat >"$fake/qemu-system-x86_64" <<-EOF2
+		#!/bin/sh
+		echo x >>"$fake/boots"
+		echo '[    1.000000] booting'
+		[ $when = late ] && echo 'KWQ-GUEST-BEGIN uptime=1.00'
+		echo '[    1.500000] Kernel panic - not syncing: planted by selftest.sh'
+		exit 0
+	EOF2
+	chmod +x "$fake/qemu-system-x86_64"
+	rm -f "$fake/boots" "$fake/log"*
+	PATH=$fake:$PATH "$here/vm-run.sh" --kernel "$fake/vmlinuz" --timeout 30 \
+		--log "$fake/log" -- "$fake/guest.sh" >/dev/null 2>&1 || rc=$?
+	boots=$(wc -l <"$fake/boots")
+	if [[ $rc -eq 90 && $boots -eq $want && $(find "$fake" -name 'log.boot-*' | wc -l) -eq $((want - 1)) ]]; then
+		ok "vm-run: a panic $when in the boot: $want boot(s), exit 90"
+	else
+		not_ok "vm-run: a panic $when in the boot: $want boot(s), exit 90" "got $boots boot(s), exit $rc"
+	fi
+}
+vm_retry early 3
+vm_retry late 1
 
 echo "1..$n"
 ((failed == 0)) || { echo "# $failed of $n failed"; exit 1; }
