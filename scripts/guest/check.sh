@@ -54,14 +54,13 @@ kunit_run() {
 		[ -f ./$m.ko ] || continue
 		params=""
 		case "$m/$(uname -r)" in kwq_kunit/*-rt*) params="model_seeds=24" ;; esac
-		kunit_mark=$(dmesg | wc -l)
+		dmesg_mark kunit
 		kunit_t0=$(uptime_cs)
 		# shellcheck disable=SC2086 # $params is empty or one word
 		insmod ./$m.ko $params
 		{
 			echo "KWQ-TAP-BEGIN kunit-$m"
-			dmesg | tail -n +$((kunit_mark + 1)) | grep -v -e 'taints kernel' \
-				-e 'tainting kernel' -e 'hrtimer: interrupt took [0-9]* ns$'
+			dmesg_since_mark kunit
 			took "$kunit_t0"
 			echo "KWQ-TAP-END kunit-$m"
 		} >/tmp/kunit-$m.out

@@ -34,12 +34,14 @@ tap_program() { # NAME COMMAND...
 }
 
 # New dmesg lines since the mark, without the kernel's taint notices.
-dmesg_mark() { dmesg | wc -l > /tmp/dmesg.mark; }
+# MARK names the mark (default "main"): KUnit keeps its own while it runs
+# in the background.
+dmesg_mark() { dmesg | wc -l > "/tmp/dmesg.${1:-main}.mark"; }
 # Not kwq's: the taint note of an out-of-tree module, and the kernel's
 # one-time note that an hrtimer interrupt ran long (an emulated CPU that
 # the loaded host did not schedule for a while).
-dmesg_since_mark() {
-	dmesg | tail -n +$(($(cat /tmp/dmesg.mark) + 1)) |
+dmesg_since_mark() { # [MARK]
+	dmesg | tail -n +$(($(cat "/tmp/dmesg.${1:-main}.mark") + 1)) |
 		grep -v -e 'taints kernel' -e 'tainting kernel' \
 			-e 'hrtimer: interrupt took [0-9]* ns$' || true
 }
