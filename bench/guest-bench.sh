@@ -89,6 +89,44 @@ while [ $r -le "$REPS" ]; do
 	r=$((r + 1))
 done
 
+# Where add-after lateness comes from: the same runs once more with the
+# kwq_fire and kwq_get events traced. kwq_fire's ns is how late the key's
+# deadline was run (the timer path: a soft hrtimer in softirq, or a
+# consumer's own hrtimer in its get); kwq_get's, how long the key then
+# waited ready for the consumer's get. The share run from softirq says
+# which timer ran them. Tracing slows both, so these rows say where, not
+# how much.
+T=/sys/kernel/tracing
+# shellcheck disable=SC2317 # called through split
+# pctl P FILE: the P-th percentile (nearest rank) of FILE's sorted numbers, in us.
+pctl() {
+	awk -v p="$1" 'NR == FNR { n++; next } FNR == int(p / 100 * n + 0.999999) || (FNR == 1 && n == 1) {
+		printf "%.1f\n", $1 / 1000; exit }' "$2" "$2"
+}
+# shellcheck disable=SC2317 # called through step
+split() {
+	[ -d "$T"/events ] || mount -t tracefs none "$T" 2>/dev/null || return 1
+	echo 16384 > "$T"/buffer_size_kb && echo > "$T"/trace || return 1
+	echo 1 > "$T"/events/kwq/kwq_fire/enable && echo 1 > "$T"/events/kwq/kwq_get/enable || return 1
+	$B delay "$1" "$DELAY_MAX_MS" 1 "delay.traced.$2" > /dev/null || return 1
+	echo 0 > "$T"/events/kwq/enable
+	sed -n 's/.* \[[0-9]*\] \([^ ]*\) .* kwq_fire: .* ns=\([0-9]*\)$/\1 \2/p' "$T"/trace > /tmp/fire
+	sed -n 's/.* kwq_get: .* ns=\([0-9]*\)$/\1/p' "$T"/trace | sort -n > /tmp/ready
+	cut -d' ' -f2 /tmp/fire | sort -n > /tmp/fire.ns
+	if [ ! -s /tmp/fire.ns ] || [ ! -s /tmp/ready ]; then
+		echo "split: nothing traced" >&2
+		return 1
+	fi
+	echo "KWQB delay.split.$2.fire.p50 $(pctl 50 /tmp/fire.ns) us"
+	echo "KWQB delay.split.$2.fire.p99 $(pctl 99 /tmp/fire.ns) us"
+	echo "KWQB delay.split.$2.ready.p50 $(pctl 50 /tmp/ready) us"
+	echo "KWQB delay.split.$2.ready.p99 $(pctl 99 /tmp/ready) us"
+	echo "KWQB delay.split.$2.softirq_pct $(awk '{ n++; if ($1 ~ /s/) s++ } END { printf "%.1f", 100 * s / n }' /tmp/fire) %"
+	echo > "$T"/trace
+}
+step delay-split.10k split "$N_DELAY" 10k
+step delay-split.1k split $((N_DELAY / 10)) 1k
+
 # The longest hold of a queue's lock by a walk over keys (at most 64 keys
 # since issue 15), at the default item limit: timer, stats, shutdown.
 # hold_max_keys/hold_max_ns are kwq's; 0 starts them over.

@@ -14,6 +14,7 @@
  *   cycle1 N                      add; get; done of N keys in one thread
  *   cycle1dg N                    add; done+get (KWQ_IOC_DONE_GET) of N keys, one thread
  *   ops ROUNDS K                  each operation alone, per call, K keys a round
+ *   dup N                         N adds of one queued key (for a profile)
  *   payload ROUNDS K              add and get with a 64-byte payload against plain ones
  *   cycle P C N [dg]              P producer and C consumer threads, N keys
  *                                 (dg: consumers call done+get in one ioctl)
@@ -333,6 +334,28 @@ static int cmd_ops(int argc, char **argv)
 	result("op.get", (double)t[2] / (rounds * k), "ns/call");
 	result("op.done", (double)t[3] / (rounds * k), "ns/call");
 	result("op.floor", (double)t[4] / (rounds * k), "ns/call");
+	return 0;
+}
+
+/*
+ * Adds of one queued key, over and over: the duplicate add alone, for a
+ * profile (scripts/bench-ab.sh --perf dup).
+ */
+static int cmd_dup(int argc, char **argv)
+{
+	unsigned long n = argc > 0 ? num(argv[0]) : 100000, i;
+	char *key = mkkeys(1);
+	uint64_t t0;
+	int fd = new_queue("dup");
+
+	add_key(fd, key);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (kwq_add(fd, key, KEY_LEN) != KWQ_ADD_DUPLICATE)
+			die("dup: re-add is not a duplicate");
+	result("op.add_dup_one", (double)(now_ns() - t0) / n, "ns/call");
+	end_queue(fd);
+	free(key);
 	return 0;
 }
 
@@ -1373,7 +1396,7 @@ int main(int argc, char **argv)
 		{ "batch", cmd_batch }, { "batch1", cmd_batch1 }, { "mq1", cmd_mq1 },
 		{ "mq", cmd_mq }, { "delay", cmd_delay }, { "delay-base", cmd_delay_base },
 		{ "scale-wait", cmd_scale_wait }, { "scale-queue", cmd_scale_queue },
-		{ "dedup", cmd_dedup }, { "payload", cmd_payload },
+		{ "dedup", cmd_dedup }, { "payload", cmd_payload }, { "dup", cmd_dup },
 	};
 	size_t i;
 

@@ -313,6 +313,48 @@ static void kwq_bound_test_processing_timeout(struct kunit *test)
 	expect_queued_in_order(test, q, n);
 }
 
+/*
+ * Spare records are bounded too: a queue keeps at most 512 records of
+ * small keys that went away (a 512-key batch's worth, so that batches up
+ * to that size take no trip through the slab allocator per key), and
+ * gives them all back to new keys before it allocates.
+ */
+#define SPARE_KEYS	512
+
+static u32 n_spare(struct kwq *q)
+{
+	u32 n;
+
+	kwq_lock(q);
+	n = q->n_spare;
+	kwq_unlock(q);
+	return n;
+}
+
+static void kwq_bound_test_spares(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	char key[16];
+	u32 i;
+
+	KUNIT_ASSERT_GE(test, q->max_items, SPARE_KEYS + 8);
+	fill(test, q, SPARE_KEYS + 8, 0);
+	take_all(test, q, SPARE_KEYS + 8, NULL);
+	for (i = 0; i < SPARE_KEYS + 8; i++) {
+		key_of(key, i);
+		KUNIT_ASSERT_EQ(test, kwq_done(q, key, 9), KWQ_DONE_FINISHED);
+	}
+	KUNIT_EXPECT_EQ(test, n_spare(q), SPARE_KEYS);
+	/* New keys take the spares first. */
+	for (i = 0; i < SPARE_KEYS; i++) {
+		snprintf(key, sizeof(key), "n%08x", i);
+		KUNIT_ASSERT_EQ(test, kwq_add(q, key, 9), KWQ_ADD_QUEUED);
+	}
+	KUNIT_EXPECT_EQ(test, n_spare(q), 0U);
+	KUNIT_EXPECT_EQ(test, kwq_len(q), (u64)SPARE_KEYS);
+}
+
 static struct kunit_case kwq_bound_cases[] = {
 	KUNIT_CASE(kwq_bound_test_lease_end),
 	KUNIT_CASE(kwq_bound_test_busy_order),
@@ -322,6 +364,7 @@ static struct kunit_case kwq_bound_cases[] = {
 	KUNIT_CASE(kwq_bound_test_timer),
 	KUNIT_CASE(kwq_bound_test_hrtimer),
 	KUNIT_CASE(kwq_bound_test_processing_timeout),
+	KUNIT_CASE(kwq_bound_test_spares),
 	{}
 };
 

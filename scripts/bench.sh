@@ -50,21 +50,9 @@ cp "$out/obj/kwq_bench" "$files/bin/"
 cp "$guest/bin/kwq-gobench" "$files/bin/" # the Go package (scripts/go.sh, via build.sh)
 cp "$top/bench/guest-bench.sh" "$top/bench/guest-icount.sh" "$files/"
 
-# perf from the host (linux-perf, same 6.1 series) with its libraries, run
-# through the dynamic loader in the busybox guest. Optional.
+# perf from the host (linux-perf, same 6.1 series), for guest profiles. Optional.
 perf_ok=0
-if [[ ${KWQ_BENCH_PERF:-1} != 0 && -x /usr/bin/perf && $(head -c 4 /usr/bin/perf | tail -c 3) == ELF ]]; then
-	mkdir -p "$files/perf/lib"
-	cp /usr/bin/perf "$files/perf/perf"
-	ldd /usr/bin/perf | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' |
-		while read -r lib; do cp -L "$lib" "$files/perf/lib/"; done
-	loader=$(basename "$(ldd /usr/bin/perf | awk '/ld-linux/ { print $1 }')")
-	cat >"$files/perf/run" <<EOF
-#!/bin/sh
-d=\$(dirname "\$0")
-exec "\$d/lib/$loader" --library-path "\$d/lib" "\$d/perf" "\$@"
-EOF
-	chmod 755 "$files/perf/run"
+if [[ ${KWQ_BENCH_PERF:-1} != 0 ]] && scripts/perf-pack.sh "$files/perf"; then
 	perf_ok=1
 else
 	say "no usable /usr/bin/perf on the host (apt-get install linux-perf): no profiles"
@@ -141,10 +129,10 @@ op.done|done|op.floor|1|ioctl floor (same loop)
 op.floor|no-op ioctl (same loop)|-|1|-
 payload.add_64|add of a new key with a 64 B payload|payload.add_plain|1|plain add (same loop)
 payload.replace_64|add replacing a queued key's 64 B payload|payload.add_plain|1|plain add (same loop)
-payload.add_ex|add of a new key by ADD_EX, no payload|payload.add_plain|1|plain add (same loop)
-payload.add_plain|add of a new key, plain queue (same loop)|-|1|-
+payload.add_ex|add of a new key by ADD_EX (no payload)|payload.add_plain|1|plain add (same loop)
+payload.add_plain|add of a new key (plain queue)|-|1|-
 payload.get_64|get with a 64 B payload|payload.get_plain|1|plain get (same loop)
-payload.get_plain|get, plain queue (same loop)|-|1|-
+payload.get_plain|get (plain queue)|-|1|-
 cycle.1p1c|add+get+done 1P+1C wall|floor.ioctl|3|3 x ioctl floor
 cycle.1p1c.cpu|add+get+done 1P+1C CPU|floor.ioctl|3|3 x ioctl floor
 cycle.2p2c|add+get+done 2P+2C wall|floor.ioctl|3|3 x ioctl floor
@@ -181,6 +169,16 @@ delay.base.max|clock_nanosleep lateness max|-|1|-
 delay.light.kwq.p50|add-after lateness p50 (1/10 keys)|delay.light.base.p50|1|clock_nanosleep p50
 delay.light.kwq.p99|add-after lateness p99 (1/10 keys)|delay.light.base.p99|1|clock_nanosleep p99
 delay.light.kwq.max|add-after lateness max (1/10 keys)|delay.light.base.max|1|clock_nanosleep max
+delay.split.10k.fire.p50|[traced] deadline to its run p50|delay.kwq.p50|1|add-after lateness p50
+delay.split.10k.fire.p99|[traced] deadline to its run p99|delay.kwq.p99|1|add-after lateness p99
+delay.split.10k.ready.p50|[traced] run to the get p50|delay.kwq.p50|1|add-after lateness p50
+delay.split.10k.ready.p99|[traced] run to the get p99|delay.kwq.p99|1|add-after lateness p99
+delay.split.10k.softirq_pct|[traced] deadlines run in softirq|-|1|-
+delay.split.1k.fire.p50|[traced] deadline to its run p50 (1/10)|delay.light.kwq.p50|1|add-after lateness p50
+delay.split.1k.fire.p99|[traced] deadline to its run p99 (1/10)|delay.light.kwq.p99|1|add-after lateness p99
+delay.split.1k.ready.p50|[traced] run to the get p50 (1/10)|delay.light.kwq.p50|1|add-after lateness p50
+delay.split.1k.ready.p99|[traced] run to the get p99 (1/10)|delay.light.kwq.p99|1|add-after lateness p99
+delay.split.1k.softirq_pct|[traced] deadlines run in softirq (1/10)|-|1|-
 scale.add_after@1000|add-after 1k waiting|floor.ioctl|1|ioctl floor
 scale.add_after@100000|add-after 100k waiting|floor.ioctl|1|ioctl floor
 scale.add_after@1000000|add-after 1M waiting|floor.ioctl|1|ioctl floor
@@ -255,6 +253,7 @@ END {
 	awk '$1 == "KWQB-HOLD" { for (i = 2; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] } }
 		END { if (length(h)) printf "longest hold of a queue lock at %s keys (timer, stats, shutdown): %s keys, %s ns\n", h["keys"], h["max_keys"], h["max_ns"] }' "$out/guest.out"
 	echo "[insns]: instructions, from a second boot with -icount shift=0 and 1 vCPU (deterministic)"
+	echo "[traced]: one more add-after run with kwq's kwq_fire and kwq_get events on: where its lateness goes"
 	echo "ratio = median / baseline (times, instructions: < 1 is faster than the baseline; rates: > 1 is faster)"
 	echo
 	awk -F, 'NR > 1 {

@@ -1,0 +1,67 @@
+# shellcheck shell=sh
+# In a guest booted by scripts/bench-ab.sh with -icount shift=0: each
+# version's kwq.ko (./vN/) in turn, twice over, the same figures against
+# each. Prints KWQB-AB VERSION ROUND FIGURE INSTRUCTIONS UNIT.
+B=./bin/kwq_bench
+DBG=/sys/kernel/debug/kwq_bench/run
+failed=0
+FIGURES=$(cat ./figures)
+
+# ab V R FIGURE COMMAND...: kwq_bench's KWQB lines, as instructions.
+ab() {
+	v=$1 r=$2 f=$3
+	shift 3
+	out=$("$@") || { echo "KWQB-FAIL $f v$v"; failed=1; return; }
+	echo "$out" | awk -v v="$v" -v r="$r" '$1 == "KWQB" && $2 !~ /\.(cpu|rate)$/ {
+		x = $3; u = $4
+		if (u == "keys/s") { x = 1e9 / x; u = "insn/key" } else sub(/^ns/, "insn", u)
+		printf "KWQB-AB %s %s %s %.6g %s\n", v, r, $2, x, u
+	}'
+}
+# shellcheck disable=SC2317 # called through ab
+kernel() {
+	echo "cycle 100000" > "$DBG" || return 1
+	rate=$(sed -n 's/.*keys_per_s=\([0-9]*\).*/\1/p' "$DBG")
+	[ -n "$rate" ] && echo "KWQB kernel.1t $rate keys/s"
+}
+
+for r in 1 2; do
+	for d in ./v*; do
+		v=${d#./v}
+		insmod "$d/kwq.ko" max_items_per_queue=2000000 || exit 1
+		insmod "$d/kwq_bench.ko" || exit 1
+		for f in $FIGURES; do
+			case $f in
+			floor) ab "$v" "$r" floor $B floor 100000 ;;
+			ops) ab "$v" "$r" ops $B ops 40 500 ;;
+			cycle1) ab "$v" "$r" cycle1 $B cycle1 20000 ;;
+			cycle1dg) ab "$v" "$r" cycle1dg $B cycle1dg 20000 ;;
+			batch64) ab "$v" "$r" batch64 $B batch1 64 40960 ;;
+			batch512) ab "$v" "$r" batch512 $B batch1 512 40960 ;;
+			kernel) ab "$v" "$r" kernel kernel ;;
+			*) echo "KWQB-FAIL unknown figure $f"; failed=1 ;;
+			esac
+		done
+		# With --perf, profiles in instructions, in the first round.
+		if [ "$r" = 1 ] && [ -f ./perf-args ]; then
+			echo 0 > /proc/sys/kernel/kptr_restrict
+			while read -r args; do
+				echo "KWQB-PERF-BEGIN v$v $args"
+				# shellcheck disable=SC2086 # the arguments are words
+				case $args in
+				"kernel "*) set -- sh -c "echo '${args#kernel }' > $DBG" ;;
+				*) set -- $B $args ;;
+				esac
+				./perf/run record -a -q -F 20000 -e cpu-clock -o /tmp/perf.data -- "$@" \
+					>/dev/null 2>&1
+				./perf/run report -i /tmp/perf.data --stdio --no-children --sort sym \
+					--percent-limit 0.5 2>/dev/null | grep -v -e '^#' -e '^$' | head -n 60
+				echo "KWQB-PERF-END"
+				rm -f /tmp/perf.data
+			done < ./perf-args
+		fi
+		rmmod kwq_bench && rmmod kwq || failed=1
+	done
+done
+echo "KWQB-DONE failed=$failed"
+exit $failed
