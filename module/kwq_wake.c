@@ -77,14 +77,21 @@ bool kwq_wake_slow_locked(const struct kwq *q)
 	return q->shutting_down || q->drainers || q->dead;
 }
 
-/* Unlock, then free and wake what @w collected. */
+/*
+ * Unlock, then free and wake what @w collected. Most calls collect
+ * nothing (a duplicate add, a done whose record stays a spare): those
+ * make no further call.
+ */
 void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock)
 {
 	bool slow = kwq_wake_slow_locked(q);
 
 	kwq_unlock(q);
-	kwq_free_stale(q, &w->stale);
-	kwq_payload_put(w->payload);
-	kwq_wake_fast(q, w->ready, slow);
+	if (!list_empty(&w->stale))
+		kwq_free_stale(q, &w->stale);
+	if (w->payload)
+		kwq_payload_put(w->payload);
+	if (w->ready || slow)
+		kwq_wake_fast(q, w->ready, slow);
 }
