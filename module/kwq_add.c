@@ -114,6 +114,16 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
 		kwq_table_check_locked(q);
 		it = *fresh;
 		*fresh = NULL;
+	} else if (!w->payload && delay_ns <= 0 && !(flags & KWQ_ADD_RATE_LIMITED) && !q->prio &&
+		   (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
+		/*
+		 * Queued, or re-added while being processed, and not waiting:
+		 * whatever the policy, the add only counts a duplicate
+		 * (kwq_add_now_locked()). The commonest add of a busy producer.
+		 */
+		q->dedups++;
+		trace_kwq_add(q->name, key, len, KWQ_ADD_DUPLICATE, 0);
+		return KWQ_ADD_DUPLICATE;
 	} else if (w->payload && kwq_payload_charge_locked(q, it, w->payload)) {
 		return -ENOSPC;
 	}
