@@ -74,13 +74,15 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
  * *@fresh is the caller's to free. Only the first add of a key allocates.
  * @o was checked by the caller.
  */
-static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
-			  gfp_t gfp, struct kwq_item **fresh, struct kwq_unlocked_work *w)
+static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
+			  const struct kwq_add_opts *o, gfp_t gfp, struct kwq_item **fresh,
+			  struct kwq_unlocked_work *w)
 {
+	const void *key = k->key;
 	s64 delay_ns = o->delay_ns;
 	u32 flags = o->flags;
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
-	struct kwq_lookup_key k;
+	u32 len = k->len;
 	struct kwq_item *it;
 	int ret;
 
@@ -90,14 +92,13 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
 		q->refused++;
 		return -ESHUTDOWN;
 	}
-	kwq_lookup_key_init(&k, q, key, len);
-	it = kwq_find_key_locked(q, &k);
+	it = kwq_find_key_locked(q, k);
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
 		if (q->items.n >= q->max_items && list_empty(&q->backoff))
 			return -ENOSPC;
 		if (!*fresh)
-			*fresh = kwq_item_new_locked(q, &k,
+			*fresh = kwq_item_new_locked(q, k,
 						     (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!*fresh)
 			return -EWOULDBLOCK;
@@ -155,20 +156,17 @@ static int kwq_add_locked(struct kwq *q, const void *key, u32 len, const struct 
  * sleeping when the allocation without sleeping failed. The lock is held
  * on return either way.
  */
-int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
+int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *fresh = NULL;
-	int ret = kwq_add_locked(q, key, len, o, gfp, &fresh, w);
+	int ret = kwq_add_locked(q, k, o, gfp, &fresh, w);
 
 	if (ret == -EWOULDBLOCK) {
-		struct kwq_lookup_key k;
-
 		kwq_unlock(q);
-		kwq_lookup_key_init(&k, q, key, len);
-		fresh = kwq_item_new(q, &k, gfp);
+		fresh = kwq_item_new(q, k, gfp);
 		kwq_lock(q);
-		ret = fresh ? kwq_add_locked(q, key, len, o, gfp, &fresh, w) : -ENOMEM;
+		ret = fresh ? kwq_add_locked(q, k, o, gfp, &fresh, w) : -ENOMEM;
 	}
 	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
@@ -184,6 +182,7 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 			   gfp_t gfp, struct kwq_payload *payload)
 {
 	struct kwq_unlocked_work w;
+	struct kwq_lookup_key k;
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS)) {
@@ -192,8 +191,9 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 	}
 	kwq_unlocked_work_init(&w);
 	w.payload = payload;
+	kwq_lookup_key_init(&k, q, key, len);
 	kwq_lock(q);
-	ret = kwq_add_locked_alloc(q, key, len, o, gfp, &w);
+	ret = kwq_add_locked_alloc(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
@@ -203,13 +203,16 @@ static int kwq_add_common(struct kwq *q, const void *key, u32 len, const struct 
 			  gfp_t gfp)
 {
 	struct kwq_unlocked_work w;
+	struct kwq_lookup_key k;
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
 		return -EINVAL;
 	kwq_unlocked_work_init(&w);
+	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
+	kwq_lookup_key_init(&k, q, key, len);
 	kwq_lock(q);
-	ret = kwq_add_locked_alloc(q, key, len, o, gfp, &w);
+	ret = kwq_add_locked_alloc(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }

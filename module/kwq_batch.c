@@ -61,10 +61,15 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
+		struct kwq_lookup_key k;
+
 		kwq_batch_breathe(q, i, &w);
-		ret = kwq_key_valid(keys[i].key, keys[i].len) ?
-		      kwq_add_locked_alloc(q, keys[i].key, keys[i].len, &o, q->gfp, &w) :
-		      -EINVAL;
+		if (!kwq_key_valid(keys[i].key, keys[i].len)) {
+			ret = -EINVAL;
+			break;
+		}
+		kwq_lookup_key_init(&k, q, keys[i].key, keys[i].len);
+		ret = kwq_add_locked_alloc(q, &k, &o, q->gfp, &w);
 		if (ret < 0)
 			break;
 		results[i] = ret;

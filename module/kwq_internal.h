@@ -418,7 +418,8 @@ bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o);
 struct kwq_payload;
 int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
 		       struct kwq_payload *p);
-int kwq_add_locked_alloc(struct kwq *q, const void *key, u32 len,
+struct kwq_lookup_key;
+int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		    u64 ticket, struct kwq_unlocked_work *w);
