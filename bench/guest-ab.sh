@@ -3,7 +3,8 @@
 # version's kwq.ko (./vN/) in turn, twice over, the same figures against
 # each. Prints KWQB-AB VERSION ROUND FIGURE INSTRUCTIONS UNIT.
 B=./bin/kwq_bench
-DBG=/sys/kernel/debug/kwq_bench/run
+# shellcheck source=bench/guest-lib.sh
+. ./guest-lib.sh
 failed=0
 FIGURES=$(cat ./figures)
 
@@ -12,17 +13,7 @@ ab() {
 	v=$1 r=$2 f=$3
 	shift 3
 	out=$("$@") || { echo "KWQB-FAIL $f v$v"; failed=1; return; }
-	echo "$out" | awk -v v="$v" -v r="$r" '$1 == "KWQB" && $2 !~ /\.(cpu|rate)$/ {
-		x = $3; u = $4
-		if (u == "keys/s") { x = 1e9 / x; u = "insn/key" } else sub(/^ns/, "insn", u)
-		printf "KWQB-AB %s %s %s %.6g %s\n", v, r, $2, x, u
-	}'
-}
-# shellcheck disable=SC2317 # called through ab
-kernel() {
-	echo "cycle 100000" > "$DBG" || return 1
-	rate=$(sed -n 's/.*keys_per_s=\([0-9]*\).*/\1/p' "$DBG")
-	[ -n "$rate" ] && echo "KWQB kernel.1t $rate keys/s"
+	echo "$out" | as_insns "KWQB-AB $v $r "
 }
 
 for r in 1 2; do
@@ -38,7 +29,7 @@ for r in 1 2; do
 			cycle1dg) ab "$v" "$r" cycle1dg $B cycle1dg 20000 ;;
 			batch64) ab "$v" "$r" batch64 $B batch1 64 40960 ;;
 			batch512) ab "$v" "$r" batch512 $B batch1 512 40960 ;;
-			kernel) ab "$v" "$r" kernel kernel ;;
+			kernel) ab "$v" "$r" kernel kernel kernel.1t "cycle 100000" ;;
 			*) echo "KWQB-FAIL unknown figure $f"; failed=1 ;;
 			esac
 		done

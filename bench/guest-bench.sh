@@ -12,7 +12,8 @@
 
 failed=0
 B=./bin/kwq_bench
-DBG=/sys/kernel/debug/kwq_bench/run
+# shellcheck source=bench/guest-lib.sh
+. ./guest-lib.sh
 
 # step NAME COMMAND...: run one measurement, note its time and failure.
 step() {
@@ -25,16 +26,6 @@ step() {
 	fi
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	echo "KWQB-TIME $name $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
-}
-
-# kernel NAME COMMAND: one run of kwq_bench.ko, reported like the others.
-# shellcheck disable=SC2317 # called through step
-kernel() {
-	echo "$2" > "$DBG" || return 1
-	out=$(cat "$DBG")
-	rate=$(echo "$out" | sed -n 's/.*keys_per_s=\([0-9]*\).*/\1/p')
-	[ -n "$rate" ] || { echo "kwq_bench.ko: $out" >&2; return 1; }
-	echo "KWQB $1 $rate keys/s"
 }
 
 echo "KWQB-INFO kernel $(uname -r)"

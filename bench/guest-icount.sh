@@ -12,24 +12,13 @@
 failed=0
 B=./bin/kwq_bench
 
+# shellcheck source=bench/guest-lib.sh
+. ./guest-lib.sh
+
 # run COMMAND...: one measurement, its figures renamed ic.* in instructions.
 run() {
 	out=$("$@") || { echo "KWQB-FAIL ic.$2"; failed=1; return; }
-	echo "$out" | awk '$1 == "KWQB" && $2 !~ /\.(cpu|rate)$/ {
-		v = $3; u = $4
-		if (u == "keys/s") { v = 1e9 / v; u = "insn/key" } else sub(/^ns/, "insn", u)
-		printf "KWQB ic.%s %.6g %s\n", $2, v, u
-	}'
-}
-
-# kernel NAME COMMAND: one run of kwq_bench.ko, as in guest-bench.sh.
-DBG=/sys/kernel/debug/kwq_bench/run
-# shellcheck disable=SC2317 # called through run
-kernel() {
-	echo "$2" > "$DBG" || return 1
-	rate=$(sed -n 's/.*keys_per_s=\([0-9]*\).*/\1/p' "$DBG")
-	[ -n "$rate" ] || return 1
-	echo "KWQB $1 $rate keys/s"
+	echo "$out" | as_insns "KWQB ic."
 }
 
 echo "KWQB-INFO icount_cpus $(grep -c '^processor' /proc/cpuinfo)"

@@ -26,9 +26,10 @@
  * Keys are hashed once per call (kwq_table_hash(), with the queue's own
  * secret) and the hash is kept in the record: inserting, removing and
  * moving a record to a resized table do not hash its key again. The
- * secret never changes, so adds hash before they take kwq.lock. (Dones
- * doing the same measured slower with two or four threads under
- * emulation, so they hash under the lock.)
+ * secret never changes, so single-key adds hash before they take
+ * kwq.lock. Batches hash each key under the lock (they hold it for 64
+ * keys anyway), and so do dones: hashing theirs before the lock measured
+ * slower with two or four threads under emulation.
  */
 void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const void *key, u32 len)
 {

@@ -66,7 +66,7 @@ for rev in "${revs[@]}"; do
 done
 make -s -C bench O="$out/obj" >&2
 cp "$out/obj/kwq_bench" "$out/files/bin/"
-cp bench/guest-ab.sh "$out/files/"
+cp bench/guest-ab.sh bench/guest-lib.sh "$out/files/"
 echo "${figs[*]}" >"$out/files/figures"
 if [[ -n $perf ]]; then
 	scripts/perf-pack.sh "$out/files/perf" || { say "--perf needs /usr/bin/perf on the host"; exit 1; }

@@ -48,7 +48,7 @@ cp "$scratch/bench/kwq_bench.ko" "$guest/kwq.ko" "$files/"
 make -s -C "$top/bench" O="$out/obj" >&2
 cp "$out/obj/kwq_bench" "$files/bin/"
 cp "$guest/bin/kwq-gobench" "$files/bin/" # the Go package (scripts/go.sh, via build.sh)
-cp "$top/bench/guest-bench.sh" "$top/bench/guest-icount.sh" "$files/"
+cp "$top/bench/guest-bench.sh" "$top/bench/guest-icount.sh" "$top/bench/guest-lib.sh" "$files/"
 
 # perf from the host (linux-perf, same 6.1 series), for guest profiles. Optional.
 perf_ok=0
