@@ -8,6 +8,7 @@
 #include <linux/memcontrol.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 
 #include "kwq.h"
 #include "kwq_acct.h"
@@ -106,4 +107,27 @@ struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t
 	buckets = kwq_table_alloc(bits, gfp);
 	set_active_memcg(old);
 	return buckets;
+}
+
+/**
+ * kwq_acct_kmalloc() - kmalloc() charged to the creator, like the bucket
+ *	arrays (for the far slots of the waiting set, kwq_far.h)
+ * @a: the queue's accounting.
+ * @size: bytes.
+ * @gfp: allocation flags; charged only with __GFP_ACCOUNT.
+ *
+ * Context: any context @gfp allows.
+ * Return: the memory, or NULL.
+ */
+void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp)
+{
+	struct mem_cgroup *old;
+	void *p;
+
+	if (!a->memcg)
+		return kmalloc(size, gfp);
+	old = set_active_memcg(a->memcg);
+	p = kmalloc(size, gfp);
+	set_active_memcg(old);
+	return p;
 }

@@ -2,8 +2,9 @@
 /*
  * Who pays for a queue made by a user program (kwq_attr.account): the
  * memory cgroup of its creator pays for the key table's bucket arrays,
- * also when a worker grows them later, and its owner's per-user total
- * (kwq_user.h) counts the bytes of its key records. Queues made by the
+ * also when a worker grows them later, and for the waiting set's far
+ * slots (kwq_far.h); its owner's per-user total (kwq_user.h) counts the
+ * bytes of its key records. Queues made by the
  * kernel pay nothing here. See Documentation/kwq-limits.rst.
  */
 #ifndef _KWQ_ACCT_H
@@ -44,6 +45,7 @@ void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len);
 bool __kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes);
 void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes);
 struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp);
+void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp);
 
 /**
  * kwq_acct_charge() - count a new key record against the queue's owner

@@ -30,6 +30,7 @@
 
 #include "kwq.h"
 #include "kwq_acct.h"
+#include "kwq_far.h"
 #include "kwq_item.h"
 #include "kwq_limiter.h"
 #include "kwq_priority.h"
@@ -147,7 +148,9 @@ struct kwq_hist {
  *	allocated at creation; its contents are under @lock. With @prio,
  *	@prio's levels stay empty and only its aging counts.
  * @waiting: items waiting for a deadline, earliest first (ties in the
- *	order they were added).
+ *	order they were added), but for those in @far.
+ * @far: NULL, or the slots of far deadlines (kwq_far.h), allocated once
+ *	KWQ_FAR_MIN_WAITING keys wait, freed with the queue; under @lock.
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
  * @busy: the struct kwq_busy lists that hold processing items, by the
  *	ticket of their oldest (so the longest running key is the first of
@@ -164,7 +167,7 @@ struct kwq_hist {
  * @n_queued: length of @ready.
  * @n_processing: items with KWQ_ITEM_PROCESSING.
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
- * @n_waiting: items on @waiting.
+ * @n_waiting: WAITING items, on @waiting or in @far.
  * @shutting_down: adds are refused.
  * @drainers: callers waiting in kwq_shutdown_drain().
  * @shutdown_seq: bumped by kwq_shutdown(); a drainer that sees it change
@@ -250,6 +253,7 @@ struct kwq {
 	struct kwq_prio *prio;
 	struct kwq_tenants *ten;
 	struct timerqueue_head waiting;
+	struct kwq_far *far;
 	ktime_t armed;
 	struct rb_root_cached busy;
 	struct kwq_busy unleased;

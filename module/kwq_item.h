@@ -31,7 +31,10 @@ struct kwq_busy;
  *	("queued" is derived, never stored); in @holder's list while
  *	PROCESSING; in kwq.backoff while backoff-only.
  * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
- *	the item is WAITING.
+ *	the item is WAITING and not @far. @wait.expires is the deadline of
+ *	every waiting item, in a far slot too.
+ * @far_link: while @far, link in its slot of kwq.far (kwq_far.h), over
+ *	@wait's rb_node (which is not RB_EMPTY_NODE then).
  * @bound: while WAITING, the latest time debounced adds may move its
  *	deadline to, or 0 for a plain entry (one debounced adds cannot
  *	postpone). Meaningless otherwise; set whenever an entry is made, and
@@ -48,6 +51,7 @@ struct kwq_busy;
  *	end gives back every key of its list before the lease goes away, so
  *	@holder never outlives it, and it visits only its own keys.
  * @hash: kwq_table_hash() of the key (KWQ_HASH_BITS wide), computed once.
+ * @far: WAITING in a slot of kwq.far rather than on kwq.waiting.
  * @level: on a priority queue, the key's priority minus KWQ_PRIORITY_MIN
  *	(kwq_priority.h), meaningful while the key has state; else 0.
  * @state: KWQ_ITEM_* bits.
@@ -56,8 +60,9 @@ struct kwq_busy;
  *	saturating at KWQ_FAILURES_MAX.
  * @key: the key bytes.
  *
- * hash and level share one word, state, len and failures another; with one link for both the
- * processing keys' order and their lease's list, and the debounce bound,
+ * hash, far and level share one word, state, len and failures another;
+ * with one link for both the processing keys' order and their lease's
+ * list, and the debounce bound,
  * the fixed part is 96 bytes (offsets below); records with keys up to
  * KWQ_SMALL_KEY bytes come from a slab cache of their own sized to fit
  * (128 bytes for a 32-byte key).
@@ -65,12 +70,16 @@ struct kwq_busy;
 struct kwq_item {
 	struct kwq_item *hnext;
 	struct list_head ready;
-	struct timerqueue_node wait;
+	union {
+		struct timerqueue_node wait;
+		struct list_head far_link;
+	};
 	ktime_t bound;
 	u64 stamp;
 	u64 ticket;
 	struct kwq_busy *holder;
-	u32 hash:28;
+	u32 hash:27;
+	u32 far:1;
 	u32 level:4;
 	u32 state:3;
 	u32 len:10;
@@ -81,7 +90,7 @@ struct kwq_item {
 /*
  * The layout, on 64-bit: hnext 0, ready 8, wait 24 (rb_node 24 and
  * expires 8), bound 56, stamp 64, ticket 72, holder 80, hash 88, the bit
- * fields 92, key 96; no hole.
+ * fields 92, key 96; no hole. far_link lies within wait's rb_node.
  */
 #ifdef CONFIG_64BIT
 static_assert(offsetof(struct kwq_item, bound) == 56);
@@ -89,11 +98,13 @@ static_assert(offsetof(struct kwq_item, holder) == 80);
 static_assert(offsetof(struct kwq_item, key) == 96);
 static_assert(sizeof(struct kwq_item) == 96);
 #endif
+static_assert(offsetof(struct kwq_item, far_link) + sizeof(struct list_head) <=
+	      offsetof(struct kwq_item, wait.expires));
 
 #define KWQ_FAILURES_MAX	((1U << 19) - 1)
 
 /* Bits of kwq_item.hash: enough for the largest table (KWQ_TABLE_MAX_BITS). */
-#define KWQ_HASH_BITS		28
+#define KWQ_HASH_BITS		27
 
 /* Keys up to this length get records from kwq_item_cache. */
 #define KWQ_SMALL_KEY		32

@@ -359,6 +359,7 @@ static void kwq_release(struct kref *ref)
 	if (!q->clock)
 		hrtimer_cancel(&q->timer);
 	kwq_records_free(q);
+	kfree(q->far);
 	kfree(q->prio);
 	kfree(q->ten);
 	kfree(q);

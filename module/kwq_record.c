@@ -213,6 +213,7 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, u
 	it->failures = 0;
 	it->len = k->len;
 	it->hash = k->hash;
+	it->far = 0;
 	it->level = 0;
 	kwq_key_copy(it->key, k->key, k->len);
 	if (kind & KWQ_REC_PAYLOAD)

@@ -23,7 +23,8 @@
  *   processing+dirty  PROCESSING|DIRTY  the same                    n_processing and
  *                                                                   n_dirty_processing
  *   waiting           WAITING, with any of the above but spare and backoff-only:
- *                     on kwq.waiting (kwq_item.wait), counted in kwq.n_waiting
+ *                     on kwq.waiting (kwq_item.wait) or, kwq_item.far set, in
+ *                     a slot of kwq.far (kwq_far.h); counted in kwq.n_waiting
  *
  *   fresh --queue--> queued --take--> processing --finish--> fresh
  *                      ^                   |  defer (an add)      |
@@ -58,6 +59,7 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE((it->state & KWQ_ITEM_WORK) && list_empty(&it->ready));
 	WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
 	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
+	WARN_ON_ONCE(it->far && !(it->state & KWQ_ITEM_WAITING));
 	WARN_ON_ONCE((q->n_queued == 0) !=
 		     (q->ten ? !q->ten->nonempty :
 		      q->prio ? !q->prio->nonempty : list_empty(&q->ready)));
@@ -69,7 +71,9 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
 	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->holder);
 	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
-	WARN_ON_ONCE((q->n_waiting == 0) != !timerqueue_getnext(&q->waiting));
+	WARN_ON_ONCE((q->n_waiting == 0) !=
+		     (!timerqueue_getnext(&q->waiting) && (!q->far || !q->far->n)));
+	WARN_ON_ONCE(q->far && q->far->n > q->n_waiting);
 	WARN_ON_ONCE(q->n_dirty_processing > q->n_processing);
 	WARN_ON_ONCE(q->n_queued + q->n_processing + q->n_backoff > q->items.n);
 }
@@ -269,11 +273,17 @@ static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 	return dirty;
 }
 
-/* Give a record a waiting entry (it has none). */
-static inline void kwq_st_wait(struct kwq *q, struct kwq_item *it, ktime_t deadline)
+/*
+ * Give a record a waiting entry (it has none) at @deadline, @now being the
+ * queue's time: in a far slot if it is far enough ahead (kwq_far.h), else
+ * on kwq.waiting.
+ */
+static inline void kwq_st_wait(struct kwq *q, struct kwq_item *it, ktime_t deadline,
+			       ktime_t now)
 {
 	it->wait.expires = deadline;
-	timerqueue_add(&q->waiting, &it->wait);
+	if (!q->far || !kwq_far_put(q->far, it, now))
+		timerqueue_add(&q->waiting, &it->wait);
 	it->state |= KWQ_ITEM_WAITING;
 	q->n_waiting++;
 	kwq_st_check(q, it);
@@ -282,10 +292,26 @@ static inline void kwq_st_wait(struct kwq *q, struct kwq_item *it, ktime_t deadl
 /* Remove a record's waiting entry. */
 static inline void kwq_st_unwait(struct kwq *q, struct kwq_item *it)
 {
-	timerqueue_del(&q->waiting, &it->wait);
+	if (it->far)
+		kwq_far_del(q->far, it);
+	else
+		timerqueue_del(&q->waiting, &it->wait);
 	it->state &= ~KWQ_ITEM_WAITING;
 	q->n_waiting--;
 	kwq_st_check(q, it);
+}
+
+/*
+ * waiting in the first far slot -> waiting on kwq.waiting, the slot's
+ * first key (kwq.far has keys); returns it.
+ */
+static inline struct kwq_item *kwq_st_wait_near(struct kwq *q)
+{
+	struct kwq_item *it = kwq_far_pop(q->far);
+
+	timerqueue_add(&q->waiting, &it->wait);
+	kwq_st_check(q, it);
+	return it;
 }
 
 /* fresh, with failures -> backoff-only, the most recently active. */

@@ -18,13 +18,20 @@
 #include "kwq_trace.h"
 
 /*
- * The earliest waiting deadline the timer serves. Once the queue is shut
- * down, its waiting keys are only being dropped (or flushed by a drain),
- * a step at a time: none is due any more.
+ * When the waiting set next needs the timer: its earliest deadline on
+ * kwq.waiting, or the move of the first far slot's keys there if that
+ * comes first; KTIME_MAX for never. Once the queue is shut down, its
+ * waiting keys are only being dropped (or flushed by a drain), a step at
+ * a time: none is due any more.
  */
-static struct timerqueue_node *kwq_next_deadline_locked(struct kwq *q)
+static ktime_t kwq_waiting_next_locked(struct kwq *q)
 {
-	return q->shutting_down ? NULL : timerqueue_getnext(&q->waiting);
+	struct timerqueue_node *next;
+
+	if (q->shutting_down)
+		return KTIME_MAX;
+	next = timerqueue_getnext(&q->waiting);
+	return min(next ? next->expires : KTIME_MAX, kwq_far_move_at(q->far));
 }
 
 /* Give the timer (or the test clock) @expires, if it changed or is @spent. */
@@ -51,8 +58,7 @@ static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
  */
 void kwq_program_timer_locked(struct kwq *q, bool spent)
 {
-	struct timerqueue_node *next = kwq_next_deadline_locked(q);
-	ktime_t expires = next ? next->expires : KTIME_MAX;
+	ktime_t expires = kwq_waiting_next_locked(q);
 	struct kwq_item *oldest;
 
 	if (q->processing_timeout) {
@@ -78,7 +84,8 @@ void kwq_unwait_locked(struct kwq *q, struct kwq_item *it)
  * @h, earliest deadline first: queue each now (@flush, on a live queue),
  * or drop the entry and retire a record left without state (to the
  * spares, or to @stale for the caller to free once unlocked, linked
- * through its unused ready link). Returns whether keys are left.
+ * through its unused ready link). Far keys move to kwq.waiting first,
+ * each a key of the step. Returns whether keys are left.
  */
 bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 				 struct list_head *stale, unsigned int *ready)
@@ -86,7 +93,15 @@ bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 	struct timerqueue_node *node;
 	struct kwq_item *it;
 
-	while (kwq_hold_room(h) && (node = timerqueue_getnext(&q->waiting))) {
+	while (kwq_hold_room(h)) {
+		node = timerqueue_getnext(&q->waiting);
+		if (q->far && q->far->n && (!node || node->expires >= kwq_far_first(q->far))) {
+			kwq_st_wait_near(q);
+			h->keys++;
+			continue;
+		}
+		if (!node)
+			break;
 		it = container_of(node, struct kwq_item, wait);
 		kwq_unwait_locked(q, it);
 		if (flush && !q->dead) {
@@ -99,13 +114,39 @@ bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 		h->keys++;
 	}
 	kwq_program_locked(q);
-	return timerqueue_getnext(&q->waiting);
+	return q->n_waiting;
 }
 
 /* now + @ns, @ns clamped to KWQ_DELAY_MAX_NS. */
 static ktime_t kwq_after_locked(struct kwq *q, u64 ns)
 {
 	return ktime_add_safe(kwq_now(q), ns_to_ktime(min_t(u64, ns, KWQ_DELAY_MAX_NS)));
+}
+
+/*
+ * Once KWQ_FAR_MIN_WAITING keys wait, give the queue its far slots
+ * (kwq_far.h), charged like its bucket arrays. Under the lock, so without
+ * sleeping: if that fails, deadlines stay on kwq.waiting, and the queue
+ * tries again KWQ_FAR_MIN_WAITING entries later.
+ */
+static void kwq_far_alloc_locked(struct kwq *q)
+{
+	struct kwq_far *f;
+	u32 i;
+
+	if (q->far || q->n_waiting < KWQ_FAR_MIN_WAITING ||
+	    q->n_waiting % KWQ_FAR_MIN_WAITING)
+		return;
+	f = kwq_acct_kmalloc(&q->acct, sizeof(*f),
+			     GFP_NOWAIT | __GFP_NOWARN | (q->gfp & __GFP_ACCOUNT));
+	if (!f)
+		return;
+	f->from = 0;
+	f->n = 0;
+	bitmap_zero(f->nonempty, KWQ_FAR_SLOTS);
+	for (i = 0; i < KWQ_FAR_SLOTS; i++)
+		INIT_LIST_HEAD(&f->slot[i]);
+	q->far = f;
 }
 
 /*
@@ -124,7 +165,8 @@ static int kwq_wait_at_locked(struct kwq *q, struct kwq_item *it, ktime_t deadli
 		kwq_unwait_locked(q, it);
 		ret = KWQ_ADD_WAIT_MOVED;
 	}
-	kwq_st_wait(q, it, deadline);
+	kwq_far_alloc_locked(q);
+	kwq_st_wait(q, it, deadline, kwq_now(q));
 	kwq_program_locked(q);
 	return ret;
 }
@@ -250,11 +292,20 @@ void kwq_run_due(struct kwq *q)
 	}
 	now = kwq_now(q);
 	kwq_hold_begin(q, &h);
-	while ((node = kwq_next_deadline_locked(q)) && node->expires <= now &&
-	       kwq_hold_room(&h)) {
-		u64 late = ktime_to_ns(ktime_sub(now, node->expires));
+	while (!q->shutting_down && kwq_hold_room(&h)) {
+		u64 late;
 		int ret;
 
+		/* Far keys due to move go first: none of them is due yet. */
+		if (kwq_far_move_at(q->far) <= now) {
+			kwq_st_wait_near(q);
+			h.keys++;
+			continue;
+		}
+		node = timerqueue_getnext(&q->waiting);
+		if (!node || node->expires > now)
+			break;
+		late = ktime_to_ns(ktime_sub(now, node->expires));
 		it = container_of(node, struct kwq_item, wait);
 		kwq_unwait_locked(q, it);
 		q->fired++;
@@ -262,7 +313,7 @@ void kwq_run_due(struct kwq *q)
 		trace_kwq_fire(q->name, it->key, it->len, ret, late);
 		h.keys++;
 	}
-	more = node && node->expires <= now;
+	more = kwq_waiting_next_locked(q) <= now;
 	more |= kwq_expire_processing_locked(q, now, &h, &ready);
 	/*
 	 * The timer that brought us here may be spent: program the next one,
