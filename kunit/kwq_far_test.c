@@ -251,6 +251,44 @@ static void kwq_far_test_bounded_move(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->n_waiting, (u32)KWQ_FAR_MIN_WAITING);
 }
 
+/* Which deadlines go to the slots, as kwq-delays.rst says. */
+static void kwq_far_test_placement(struct kunit *test)
+{
+	struct far_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct fake_clock *fc = fake_queue(test, NULL);
+	u32 i;
+	char name[8];
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for (i = 0; i < KWQ_FAR_MIN_WAITING; i++)
+		far_after(test, fc, m, i, SEC(2 * 86400) + i, false);
+	KUNIT_EXPECT_NULL(test, fc->q->far);
+	/* Under 8.6 s ahead: the timerqueue (the slots come with this add). */
+	far_after(test, fc, m, i++, KWQ_FAR_SPAN - 1, false);
+	KUNIT_ASSERT_NOT_NULL(test, fc->q->far);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 0ULL);
+	/* Two spans (17.2 s) ahead: a slot. */
+	far_after(test, fc, m, i++, 2 * KWQ_FAR_SPAN, false);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 1ULL);
+	/* 2.4 hours ahead and more: past the window, the timerqueue. */
+	far_after(test, fc, m, i++, (KWQ_FAR_SLOTS + 2) * KWQ_FAR_SPAN, false);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 1ULL);
+	/* About 2.3 hours: a slot. */
+	far_after(test, fc, m, i++, (KWQ_FAR_SLOTS - 20) * KWQ_FAR_SPAN, false);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 2ULL);
+	/* A cancel takes a key out of its slot. */
+	far_name(name, i - 1);
+	KUNIT_EXPECT_EQ(test, kwq_cancel(fc->q, name, strlen(name)), 1);
+	m->key[i - 1].waiting = false;
+	m->n_waiting--;
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 1ULL);
+	while (m->n_waiting > KWQ_FAR_MIN_WAITING) {
+		far_step_to(fc, fc->programmed);
+		far_check(test, fc, m);
+	}
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 0ULL);
+}
+
 /* A drain that flushes the waiting keys queues far ones in deadline order too. */
 static void kwq_far_test_drain_flush(struct kunit *test)
 {
@@ -275,6 +313,7 @@ static void kwq_far_test_drain_flush(struct kunit *test)
 
 static struct kunit_case kwq_far_cases[] = {
 	KUNIT_CASE(kwq_far_test_random),
+	KUNIT_CASE(kwq_far_test_placement),
 	KUNIT_CASE(kwq_far_test_bounded_move),
 	KUNIT_CASE(kwq_far_test_drain_flush),
 	{}
