@@ -296,7 +296,7 @@ void kwq_run_due(struct kwq *q)
 		u64 late;
 		int ret;
 
-		/* Far keys due to move go first: none of them is due yet. */
+		/* Far keys due to move go first: no deadline passes a slot. */
 		if (kwq_far_move_at(q->far) <= now) {
 			kwq_st_wait_near(q);
 			h.keys++;
