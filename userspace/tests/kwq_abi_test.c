@@ -510,6 +510,59 @@ static void test_delays(void)
 	close(fd);
 }
 
+/*
+ * Many keys waiting (Documentation/kwq-delays.rst: past 1,024, deadlines
+ * 17 s to 2.4 h ahead wait in far slots): they come in deadline order,
+ * a cancel or an earlier deadline takes a key out of its slot, and the
+ * timer still serves a near deadline among them.
+ */
+#define FAR_KEYS 1100
+
+static void test_many_waiting(void)
+{
+	int fd = kwq_create("abi-far", 0600, 0), i, bad = 0, waiting = 0;
+	char key[16], want[16], buf[16];
+	size_t len = 0;
+
+	/* Each key a second earlier than the one before: the reverse order. */
+	for (i = 0; i < FAR_KEYS; i++) {
+		snprintf(key, sizeof(key), "f%04d", i);
+		bad += kwq_add_after(fd, key, strlen(key),
+				     3600000000000LL - (int64_t)i * 1000000000LL, 0) != KWQ_ADD_WAITING;
+	}
+	is(bad, 0, "%d add-afters 1 h ahead: each waiting", FAR_KEYS);
+	for (i = 0; i < FAR_KEYS; i += 10) {
+		snprintf(key, sizeof(key), "f%04d", i);
+		bad += kwq_cancel(fd, key, strlen(key)) != 1;
+	}
+	is(bad, 0, "every tenth cancelled");
+	is(stats_of(fd).waiting, FAR_KEYS - FAR_KEYS / 10, "stats: the rest waiting");
+	is(kwq_add_after(fd, "f0005", 5, 100000000, 0), KWQ_ADD_WAIT_MOVED,
+	   "a key moved 100 ms ahead");
+	is(kwq_add_after(fd, "near", 4, 200000000, 0), KWQ_ADD_WAITING, "a new key 200 ms ahead");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL), 0, "the moved key comes");
+	ok(len == 5 && !memcmp(buf, "f0005", 5), "first the moved key");
+	done_s(fd, "f0005");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 10000000000LL), 0, "the near key comes");
+	ok(len == 4 && !memcmp(buf, "near", 4), "then the near key");
+	done_s(fd, "near");
+	is(kwq_get(fd, buf, sizeof(buf), &len, 0), -EAGAIN, "nothing else is due");
+	is(kwq_shutdown_drain(fd, 0, KWQ_DRAIN_FLUSH_WAITING), -ETIMEDOUT,
+	   "flush-drain queues the waiting keys");
+	for (i = FAR_KEYS - 1; i >= 0; i--) {
+		if (i % 10 == 0 || i == 5)
+			continue;
+		snprintf(want, sizeof(want), "f%04d", i);
+		bad += get_is(fd, want) != 0;
+		bad += done_s(fd, want) != KWQ_DONE_FINISHED;
+		waiting++;
+	}
+	is(bad, 0, "the %d flushed keys come earliest deadline first", waiting);
+	is(kwq_shutdown_drain(fd, 1000000000, 0), 0, "drained");
+	kwq_destroy(fd);
+	close(fd);
+}
+
 static void test_rate_limited(void)
 {
 	struct kwq_ioc_create c;
@@ -885,6 +938,7 @@ int main(void)
 	test_permissions();
 	test_stats_size();
 	test_delays();
+	test_many_waiting();
 	test_leases();
 	test_rate_limited();
 	test_processing_timeout();
