@@ -297,7 +297,8 @@ EXPORT_SYMBOL_GPL(kwq_add_atomic);
  *	client-go. For @delay_ns <= 0, an enum kwq_wait_policy.
  *
  * Each key has at most one waiting entry, kept in deadline order; the
- * queue's timer is armed for the earliest one. When a deadline comes the
+ * queue's timer is armed for the earliest one, or earlier to move far
+ * entries ahead of it (Documentation/kwq-delays.rst). When a deadline comes the
  * key is added as by kwq_add() (so a key still queued is not queued
  * twice), in deadline order, ties in the order they were added.
  *

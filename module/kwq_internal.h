@@ -228,7 +228,8 @@ struct kwq_hist {
  * @drain_wait: callers blocked in kwq_shutdown_drain().
  * @ref: references; the last kwq_put() frees the queue.
  * @resize_work: resizes @items (kwq_resize_work()).
- * @timer: the soft hrtimer armed for the earliest waiting deadline.
+ * @timer: the soft hrtimer armed for @armed: the earliest waiting
+ *	deadline, a far slot's move (kwq_far.h) or a processing timeout.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
