@@ -84,6 +84,22 @@ void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
 	__kwq_acct_uncharge_bytes(a, kwq_rec_bytes(a->rec_kind, key_len));
 }
 
+/*
+ * Allocations charged to the queue's creator run between these two: the
+ * creator's cgroup is the active one (nothing changes for a queue that
+ * is not accounted).
+ */
+static struct mem_cgroup *kwq_acct_enter(const struct kwq_acct *a)
+{
+	return a->memcg ? set_active_memcg(a->memcg) : NULL;
+}
+
+static void kwq_acct_leave(const struct kwq_acct *a, struct mem_cgroup *old)
+{
+	if (a->memcg)
+		set_active_memcg(old);
+}
+
 /**
  * kwq_acct_table_alloc() - kwq_table_alloc() charged to the creator
  * @a: the queue's accounting.
@@ -98,14 +114,10 @@ void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
  */
 struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp)
 {
-	struct mem_cgroup *old;
-	struct kwq_item **buckets;
+	struct mem_cgroup *old = kwq_acct_enter(a);
+	struct kwq_item **buckets = kwq_table_alloc(bits, gfp);
 
-	if (!a->memcg)
-		return kwq_table_alloc(bits, gfp);
-	old = set_active_memcg(a->memcg);
-	buckets = kwq_table_alloc(bits, gfp);
-	set_active_memcg(old);
+	kwq_acct_leave(a, old);
 	return buckets;
 }
 
@@ -121,13 +133,9 @@ struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t
  */
 void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp)
 {
-	struct mem_cgroup *old;
-	void *p;
+	struct mem_cgroup *old = kwq_acct_enter(a);
+	void *p = kmalloc(size, gfp);
 
-	if (!a->memcg)
-		return kmalloc(size, gfp);
-	old = set_active_memcg(a->memcg);
-	p = kmalloc(size, gfp);
-	set_active_memcg(old);
+	kwq_acct_leave(a, old);
 	return p;
 }
