@@ -289,6 +289,35 @@ static void kwq_far_test_placement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 0ULL);
 }
 
+/* A debounced key in a slot moves later in its slots, then comes on time. */
+static void kwq_far_test_debounce(struct kunit *test)
+{
+	struct far_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct fake_clock *fc = fake_queue(test, NULL);
+	ktime_t want;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for (i = 0; i < KWQ_FAR_MIN_WAITING; i++)
+		far_after(test, fc, m, i, SEC(2 * 86400) + i, false);
+	KUNIT_EXPECT_EQ(test, kwq_add_debounced(fc->q, "deb", 3, SEC(3600), SEC(7200)),
+			KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 1ULL);
+	step(fc, SEC(600));
+	want = ktime_add_ns(fc->now, SEC(3600));
+	KUNIT_EXPECT_EQ(test, kwq_add_debounced(fc->q, "deb", 3, SEC(3600), SEC(7200)),
+			KWQ_ADD_WAIT_MOVED);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 1ULL);
+	while (fc->programmed < want)
+		far_step_to(fc, fc->programmed);
+	KUNIT_EXPECT_EQ(test, far_in_slots(fc->q), 0ULL);
+	KUNIT_EXPECT_EQ(test, fc->programmed, want);
+	far_step_to(fc, want - 1);
+	KUNIT_EXPECT_EQ(test, kwq_len(fc->q), 0);
+	step(fc, 1);
+	KUNIT_EXPECT_EQ(test, kwq_len(fc->q), 1);
+}
+
 /* A drain that flushes the waiting keys queues far ones in deadline order too. */
 static void kwq_far_test_drain_flush(struct kunit *test)
 {
@@ -315,6 +344,7 @@ static struct kunit_case kwq_far_cases[] = {
 	KUNIT_CASE(kwq_far_test_random),
 	KUNIT_CASE(kwq_far_test_placement),
 	KUNIT_CASE(kwq_far_test_bounded_move),
+	KUNIT_CASE(kwq_far_test_debounce),
 	KUNIT_CASE(kwq_far_test_drain_flush),
 	{}
 };
