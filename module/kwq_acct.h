@@ -4,8 +4,8 @@
  * memory cgroup of its creator pays for the key table's bucket arrays,
  * also when a worker grows them later, and for the waiting set's far
  * slots (kwq_far.h); its owner's per-user total (kwq_user.h) counts the
- * bytes of its key records. Queues made by the
- * kernel pay nothing here. See Documentation/kwq-limits.rst.
+ * bytes of its key records. Queues made by the kernel pay nothing here.
+ * See Documentation/kwq-limits.rst.
  */
 #ifndef _KWQ_ACCT_H
 #define _KWQ_ACCT_H

@@ -80,12 +80,18 @@ static inline u32 kwq_far_first_index(const struct kwq_far *f)
 	return i;
 }
 
+/* The start of slot @i, which holds deadlines from @f->from on. */
+static inline ktime_t kwq_far_slot_start(const struct kwq_far *f, u32 i)
+{
+	u32 i0 = kwq_far_index(f->from);
+
+	return f->from + (ktime_t)((i + KWQ_FAR_SLOTS - i0) % KWQ_FAR_SLOTS) * KWQ_FAR_SPAN;
+}
+
 /* The start of the first slot with keys; @f->n > 0. */
 static inline ktime_t kwq_far_first(const struct kwq_far *f)
 {
-	u32 i0 = kwq_far_index(f->from), i = kwq_far_first_index(f);
-
-	return f->from + (ktime_t)((i + KWQ_FAR_SLOTS - i0) % KWQ_FAR_SLOTS) * KWQ_FAR_SPAN;
+	return kwq_far_slot_start(f, kwq_far_first_index(f));
 }
 
 /* When the first slot's keys move to the timerqueue: KTIME_MAX for none. */
@@ -148,7 +154,7 @@ static inline struct kwq_item *kwq_far_pop(struct kwq_far *f)
 	u32 i = kwq_far_first_index(f);
 	struct kwq_item *it = list_first_entry(&f->slot[i], struct kwq_item, far_link);
 
-	f->from = kwq_far_first(f);
+	f->from = kwq_far_slot_start(f, i);
 	kwq_far_unlink(f, it, i);
 	if (!test_bit(i, f->nonempty))
 		f->from += KWQ_FAR_SPAN;

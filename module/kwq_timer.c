@@ -127,7 +127,8 @@ static ktime_t kwq_after_locked(struct kwq *q, u64 ns)
  * Once KWQ_FAR_MIN_WAITING keys wait, give the queue its far slots
  * (kwq_far.h), charged like its bucket arrays. Under the lock, so without
  * sleeping: if that fails, deadlines stay on kwq.waiting, and the queue
- * tries again KWQ_FAR_MIN_WAITING entries later.
+ * tries again when the waiting keys next reach a multiple of
+ * KWQ_FAR_MIN_WAITING.
  */
 static void kwq_far_alloc_locked(struct kwq *q)
 {
