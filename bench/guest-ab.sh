@@ -46,7 +46,7 @@ for r in 1 2; do
 				./perf/run record -a -q -F 20000 -e cpu-clock -o /tmp/perf.data -- "$@" \
 					>/dev/null 2>&1
 				./perf/run report -i /tmp/perf.data --stdio --no-children --sort sym \
-					--percent-limit 0.5 2>/dev/null | grep -v -e '^#' -e '^$' | head -n 60
+					--percent-limit 0.05 2>/dev/null | grep -v -e "^#" -e "^$" | head -n 200
 				echo "KWQB-PERF-END"
 				rm -f /tmp/perf.data
 			done < ./perf-args
