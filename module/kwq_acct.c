@@ -12,6 +12,7 @@
 
 #include "kwq.h"
 #include "kwq_acct.h"
+#include "kwq_item.h"
 #include "kwq_payload.h"
 #include "kwq_table.h"
 #include "kwq_user.h"
@@ -74,14 +75,20 @@ void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
 }
 
 /* A record's size: a pointer more on a payload queue (kwq_payload.h). */
+/* A record's size for a key of @key_len bytes (kwq_rec_bytes()). */
+static u64 kwq_acct_rec_bytes(const struct kwq_acct *a, u32 key_len)
+{
+	return key_len <= KWQ_SMALL_KEY ? a->small_bytes : kwq_rec_bytes(a->rec_kind, key_len);
+}
+
 bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len)
 {
-	return __kwq_acct_charge_bytes(a, kwq_rec_bytes(a->rec_kind, key_len));
+	return __kwq_acct_charge_bytes(a, kwq_acct_rec_bytes(a, key_len));
 }
 
 void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
 {
-	__kwq_acct_uncharge_bytes(a, kwq_rec_bytes(a->rec_kind, key_len));
+	__kwq_acct_uncharge_bytes(a, kwq_acct_rec_bytes(a, key_len));
 }
 
 /*

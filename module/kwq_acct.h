@@ -29,6 +29,9 @@ struct mem_cgroup;
  *	CAP_SYS_RESOURCE).
  * @rec_kind: KWQ_REC_* bits: what the queue's records carry past the key
  *	(kwq_rec_tail()), so what each key costs. Constant.
+ * @small_bytes: kwq_rec_bytes() of a key of up to KWQ_SMALL_KEY bytes,
+ *	taken once with @rec_kind: every add and drop of a small key
+ *	charges it without a call. Constant.
  */
 struct kwq_acct {
 	struct mem_cgroup *memcg;
@@ -36,6 +39,7 @@ struct kwq_acct {
 	u64 bytes;
 	bool limited;
 	u32 rec_kind;
+	u32 small_bytes;
 };
 
 int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner);

@@ -14,6 +14,7 @@
 
 #include "kwq_compat.h"
 #include "kwq_core.h"
+#include "kwq_payload.h"
 #include "kwq_state.h"
 
 #define CREATE_TRACE_POINTS
@@ -461,6 +462,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	q->payload_max = attr ? attr->payload_max : 0;
 	q->acct.rec_kind = (q->payload_max ? KWQ_REC_PAYLOAD : 0) |
 			   (attr && attr->tenant_depth ? KWQ_REC_TENANT : 0);
+	q->acct.small_bytes = kwq_rec_bytes(q->acct.rec_kind, KWQ_SMALL_KEY);
 	kwq_rl_init(&q->rl, rl, ktime_to_ns(kwq_clock_read(q)));
 	INIT_LIST_HEAD(&q->node);
 	init_waitqueue_head(&q->get_wait);
