@@ -242,6 +242,80 @@ static void test_entry_pages(void)
 	end_queue(fd);
 }
 
+/*
+ * Entries readable throughout but writable only up to a page boundary
+ * (past the first chunk): every kind of batch carries out and reports
+ * exactly the writable ones and stops there, though the queue could do
+ * more.
+ */
+static void test_entry_read_only_tail(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fit = 70, all = 90, i, bad;
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct kwq_batch_entry *pe;
+	struct kwq_stats st;
+	int fd = new_queue("bt-ro-tail");
+
+	if (map == MAP_FAILED) {
+		ok(0, "mmap: %s", strerror(errno));
+		return;
+	}
+	make_keys(4);
+	pe = (struct kwq_batch_entry *)(map + page) - fit;
+	is(kwq_add(fd, keys[5], 4), KWQ_ADD_QUEUED, "key 5 queued before the batch");
+	for (i = 0; i < all; i++) {
+		pe[i].key_ptr = (uintptr_t)keys[i];
+		pe[i].key_len = 4;
+		pe[i].result = 99;
+	}
+	mprotect(map + page, page, PROT_READ);
+	is(kwq_add_batch(fd, pe, all, 0), fit, "add batch stops where its entries turn read-only");
+	for (i = 0, bad = 0; i < fit; i++)
+		bad += pe[i].result != (i == 5 ? KWQ_ADD_DUPLICATE : KWQ_ADD_QUEUED);
+	is(bad, 0, "each writable entry reports its own result (5 a duplicate)");
+	st = stats_of(fd);
+	ok(st.queued == (uint64_t)fit && st.adds == (uint64_t)fit && st.dedups == 1, "exactly those added");
+	point_at_keys(fit, all - fit, 4);
+	is(kwq_add_batch(fd, e, all - fit, 0), all - fit, "the rest added from writable entries");
+
+	mprotect(map + page, page, PROT_READ | PROT_WRITE);
+	for (i = 0; i < all; i++) {
+		pe[i].key_ptr = (uintptr_t)bufs[i];
+		pe[i].key_len = KWQ_KEY_MAX;
+	}
+	mprotect(map + page, page, PROT_READ);
+	is(kwq_get_batch(fd, pe, all, 0, 0), fit, "get batch takes only keys it can report");
+	/* Key 5, queued first, comes first. */
+	for (i = 0, bad = 0; i < fit; i++)
+		bad += pe[i].key_len != 4 || memcmp(bufs[i], keys[!i ? 5 : i <= 5 ? i - 1 : i], 4);
+	is(bad, 0, "each with its length, in order");
+	st = stats_of(fd);
+	ok(st.queued == (uint64_t)(all - fit) && st.processing == (uint64_t)fit, "the others stay queued");
+	point_at_bufs(all - fit);
+	is(kwq_get_batch(fd, e, all - fit, 0, 0), all - fit, "and come out next");
+	is(misordered(fit, all - fit, 4), 0, "in order");
+
+	mprotect(map + page, page, PROT_READ | PROT_WRITE);
+	for (i = 0; i < all; i++) {
+		pe[i].key_ptr = (uintptr_t)keys[i];
+		pe[i].key_len = 4;
+		pe[i].result = 99;
+	}
+	mprotect(map + page, page, PROT_READ);
+	is(kwq_done_batch(fd, pe, all), fit, "done batch stops there too, all 90 processing");
+	for (i = 0, bad = 0; i < fit; i++)
+		bad += pe[i].result != KWQ_DONE_FINISHED;
+	is(bad, 0, "each writable entry reports finished");
+	st = stats_of(fd);
+	ok(st.processing == (uint64_t)(all - fit) && st.dones == (uint64_t)fit, "exactly those done");
+	point_at_keys(fit, all - fit, 4);
+	is(kwq_done_batch(fd, e, all - fit), all - fit, "the rest done from writable entries");
+	munmap(map, 2 * page);
+	end_queue(fd);
+}
+
 int main(void)
 {
 	test_long_keys();
@@ -249,5 +323,6 @@ int main(void)
 	test_get_stops();
 	test_done_stops();
 	test_entry_pages();
+	test_entry_read_only_tail();
 	return tap_done();
 }
