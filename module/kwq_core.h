@@ -127,16 +127,37 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
 void kwq_item_free(struct kwq *q, struct kwq_item *it);
 void kwq_records_free(struct kwq *q);
-void kwq_table_check_locked(struct kwq *q);
+void kwq_table_resize_locked(struct kwq *q);
 bool kwq_evict_backoff_locked(struct kwq *q, struct list_head *stale);
 void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
 void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
-void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it);
+void kwq_item_unbackoff_locked(struct kwq *q, struct kwq_item *it);
 void kwq_free_stale(struct kwq *q, struct list_head *stale);
 void kwq_hist_observe(struct kwq_hist *h, u64 ns);
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head);
 int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready);
 void kwq_resize_work(struct work_struct *work);
+
+/*
+ * After an insert or a removal: resize the key table if its load calls
+ * for it. Inline, as the next one: every add and done of a new key runs
+ * them, and they almost never have anything to do.
+ */
+static inline void kwq_table_check_locked(struct kwq *q)
+{
+	if (unlikely(kwq_table_off_size(&q->items)))
+		kwq_table_resize_locked(q);
+}
+
+/*
+ * A record is about to get state: if it is backoff-only, take it off the
+ * backoff list. (A fresh record has no state either, but is on no list.)
+ */
+static inline void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
+{
+	if (unlikely(!it->state && !list_empty(&it->ready)))
+		kwq_item_unbackoff_locked(q, it);
+}
 
 /* kwq_priority.c */
 struct kwq_prio *kwq_prio_new(u64 aging_ns, gfp_t gfp);

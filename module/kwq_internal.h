@@ -344,7 +344,19 @@ extern unsigned int kwq_max_backoff_keys;
 /* The queue core (kwq_core.h lists its files) */
 int kwq_core_init(void);
 void kwq_core_exit(void);
-bool kwq_key_valid(const void *key, u32 len);
+
+/**
+ * kwq_key_valid() - whether a key may be stored
+ * @key: key bytes.
+ * @len: key length.
+ *
+ * Return: true for a non-NULL key of 1 to KWQ_KEY_MAX bytes.
+ */
+static inline bool kwq_key_valid(const void *key, u32 len)
+{
+	return key && len >= 1 && len <= KWQ_KEY_MAX;
+}
+
 struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr);
 void kwq_queue_end(struct kwq *q);
 void kwq_kill(struct kwq *q);

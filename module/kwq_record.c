@@ -41,18 +41,6 @@ void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const vo
 /* Resizes of key tables (kwq_resize_work()). */
 static struct workqueue_struct *kwq_resize_wq;
 
-/**
- * kwq_key_valid() - whether a key may be stored
- * @key: key bytes.
- * @len: key length.
- *
- * Return: true for a non-NULL key of 1 to KWQ_KEY_MAX bytes.
- */
-bool kwq_key_valid(const void *key, u32 len)
-{
-	return key && len >= 1 && len <= KWQ_KEY_MAX;
-}
-
 struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k)
 {
 	lockdep_assert_held(&q->lock);
@@ -271,21 +259,17 @@ void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
 	}
 }
 
-/* Schedule a resize; the worker holds a reference on the queue till done. */
-static void kwq_table_resize_locked(struct kwq *q)
+/*
+ * Schedule a resize (kwq_table_check_locked() found the load off); the
+ * worker holds a reference on the queue till done.
+ */
+void kwq_table_resize_locked(struct kwq *q)
 {
 	if (q->items.resizing || q->dead)
 		return;
 	q->items.resizing = true;
 	kwq_get_ref(q);
 	queue_work(kwq_resize_wq, &q->resize_work);
-}
-
-/* After an insert or a removal: resize the key table if its load calls for it. */
-void kwq_table_check_locked(struct kwq *q)
-{
-	if (unlikely(kwq_table_off_size(&q->items)))
-		kwq_table_resize_locked(q);
 }
 
 /*
@@ -378,14 +362,9 @@ void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it,
 		;
 }
 
-/*
- * A record is about to get state: if it is backoff-only, take it off the
- * backoff list. (A fresh record has no state either, but is on no list.)
- */
-void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
+/* kwq_item_activate_locked() of a backoff-only record. */
+void kwq_item_unbackoff_locked(struct kwq *q, struct kwq_item *it)
 {
-	if (it->state || list_empty(&it->ready))
-		return;
 	kwq_st_unbackoff(q, it);
 }
 
