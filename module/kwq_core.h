@@ -118,9 +118,6 @@ static inline u64 kwq_since_locked(struct kwq *q, u64 stamp)
 void kwq_hold_end(struct kwq *q, const struct kwq_hold *h);
 
 /* kwq_record.c */
-void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const void *key, u32 len);
-struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k);
-struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len);
 struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp);
 struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key *k,
 				     gfp_t gfp);
@@ -133,10 +130,57 @@ void kwq_item_drop_locked(struct kwq *q, struct kwq_item *it, struct list_head *
 void kwq_item_settle_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
 void kwq_item_unbackoff_locked(struct kwq *q, struct kwq_item *it);
 void kwq_free_stale(struct kwq *q, struct list_head *stale);
-void kwq_hist_observe(struct kwq_hist *h, u64 ns);
+extern const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1];
+extern const u8 kwq_hist_below[65];
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head);
 int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready);
 void kwq_resize_work(struct work_struct *work);
+
+/*
+ * Keys are hashed once per call (kwq_table_hash(), with the queue's own
+ * secret) and the hash is kept in the record: inserting, removing and
+ * moving a record to a resized table do not hash its key again. The
+ * secret never changes, so single-key adds hash before they take
+ * kwq.lock. Batches hash each key under the lock (they hold it for 64
+ * keys anyway), and so do dones: hashing theirs before the lock measured
+ * slower with two or four threads under emulation. These lookups, and
+ * the histograms' count below, run once or twice per add, get and done:
+ * inline, as a call costs a tenth of their instructions.
+ */
+static inline void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q,
+				       const void *key, u32 len)
+{
+	k->key = key;
+	k->len = len;
+	k->hash = kwq_table_hash(&q->items, key, len);
+}
+
+static inline struct kwq_item *kwq_find_key_locked(struct kwq *q,
+						   const struct kwq_lookup_key *k)
+{
+	lockdep_assert_held(&q->lock);
+	return kwq_table_find(&q->items, k->key, k->len, k->hash);
+}
+
+static inline struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
+{
+	struct kwq_lookup_key k;
+
+	kwq_lookup_key_init(&k, q, key, len);
+	return kwq_find_key_locked(q, &k);
+}
+
+/* Count @ns in @h: kwq_hist_below[] finds the bucket with one compare. */
+static inline void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	unsigned int i = kwq_hist_below[fls64(ns)];
+
+	BUILD_BUG_ON(KWQ_HIST_BUCKETS - 1 != 10);
+	if (i < KWQ_HIST_BUCKETS - 1 && ns > kwq_hist_bounds[i])
+		i++;
+	h->count[i]++;
+	h->sum_ns += ns;
+}
 
 /*
  * After an insert or a removal: resize the key table if its load calls

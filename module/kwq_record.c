@@ -22,38 +22,8 @@
 #include "kwq_key.h"
 #include "kwq_payload.h"
 
-/*
- * Keys are hashed once per call (kwq_table_hash(), with the queue's own
- * secret) and the hash is kept in the record: inserting, removing and
- * moving a record to a resized table do not hash its key again. The
- * secret never changes, so single-key adds hash before they take
- * kwq.lock. Batches hash each key under the lock (they hold it for 64
- * keys anyway), and so do dones: hashing theirs before the lock measured
- * slower with two or four threads under emulation.
- */
-void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kwq *q, const void *key, u32 len)
-{
-	k->key = key;
-	k->len = len;
-	k->hash = kwq_table_hash(&q->items, key, len);
-}
-
 /* Resizes of key tables (kwq_resize_work()). */
 static struct workqueue_struct *kwq_resize_wq;
-
-struct kwq_item *kwq_find_key_locked(struct kwq *q, const struct kwq_lookup_key *k)
-{
-	lockdep_assert_held(&q->lock);
-	return kwq_table_find(&q->items, k->key, k->len, k->hash);
-}
-
-struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
-{
-	struct kwq_lookup_key k;
-
-	kwq_lookup_key_init(&k, q, key, len);
-	return kwq_find_key_locked(q, &k);
-}
 
 /*
  * Records of small keys, one cache per KWQ_REC_* kind: plain queues,
@@ -377,7 +347,7 @@ void kwq_free_stale(struct kwq *q, struct list_head *stale)
 }
 
 /* Upper bounds of the histogram buckets, in ns (the last is +Inf). */
-static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1] = {
+const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1] = {
 	10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
 	1000000000, 10000000000ULL,
 };
@@ -385,26 +355,16 @@ static const u64 kwq_hist_bounds[KWQ_HIST_BUCKETS - 1] = {
 /*
  * For fls64(ns): how many bounds lie below 2^(fls64(ns) - 1), so below
  * @ns. The next bound is at least that power of two and the one after it
- * ten times more, above @ns: one compare finds the bucket, where a walk
- * up the bounds took one per power of ten.
+ * ten times more, above @ns: one compare finds the bucket
+ * (kwq_hist_observe()), where a walk up the bounds took one per power of
+ * ten.
  */
-static const u8 kwq_hist_below[65] = {
+const u8 kwq_hist_below[65] = {
 	0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6,
 	6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10,
 	10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
 	10, 10, 10, 10, 10, 10,
 };
-
-void kwq_hist_observe(struct kwq_hist *h, u64 ns)
-{
-	unsigned int i = kwq_hist_below[fls64(ns)];
-
-	BUILD_BUG_ON(ARRAY_SIZE(kwq_hist_bounds) != 10);
-	if (i < ARRAY_SIZE(kwq_hist_bounds) && ns > kwq_hist_bounds[i])
-		i++;
-	h->count[i]++;
-	h->sum_ns += ns;
-}
 
 /* Queue a fresh (or only waiting) record; its queue latency starts now. */
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
