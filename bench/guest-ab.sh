@@ -1,22 +1,31 @@
 # shellcheck shell=sh
-# In a guest booted by scripts/bench-ab.sh with -icount shift=0: each
-# version's kwq.ko (./vN/) in turn, twice over, the same figures against
-# each. Prints KWQB-AB VERSION ROUND FIGURE INSTRUCTIONS UNIT.
+# In a guest booted by scripts/bench-ab.sh: each version's kwq.ko (./vN/)
+# in turn, ./rounds times over, the same figures against each. Prints
+# KWQB-AB VERSION ROUND FIGURE VALUE UNIT: instructions under -icount
+# shift=0, else (./wall) wall-time figures as kwq_bench prints them.
 B=./bin/kwq_bench
 # shellcheck source=bench/guest-lib.sh
 . ./guest-lib.sh
 failed=0
 FIGURES=$(cat ./figures)
+ROUNDS=$(cat ./rounds)
 
 # ab V R FIGURE COMMAND...: kwq_bench's KWQB lines, as instructions.
 ab() {
 	v=$1 r=$2 f=$3
 	shift 3
 	out=$("$@") || { echo "KWQB-FAIL $f v$v"; failed=1; return; }
-	echo "$out" | as_insns "KWQB-AB $v $r "
+	if [ -f ./wall ]; then
+		echo "$out" | awk -v p="KWQB-AB $v $r " '$1 == "KWQB" && $2 !~ /\.cpu$/ {
+			print p $2, $3, $4 }'
+	else
+		echo "$out" | as_insns "KWQB-AB $v $r "
+	fi
 }
 
-for r in 1 2; do
+r=0
+while [ "$r" -lt "$ROUNDS" ]; do
+	r=$((r + 1))
 	for d in ./v*; do
 		v=${d#./v}
 		insmod "$d/kwq.ko" max_items_per_queue=2000000 || exit 1
@@ -30,6 +39,10 @@ for r in 1 2; do
 			batch64) ab "$v" "$r" batch64 $B batch1 64 40960 ;;
 			batch512) ab "$v" "$r" batch512 $B batch1 512 40960 ;;
 			kernel) ab "$v" "$r" kernel kernel kernel.1t "cycle 100000" ;;
+			kernel1p1c) ab "$v" "$r" kernel1p1c kernel kernel.1p1c "pc 100000 1 1" ;;
+			kernel2p2c) ab "$v" "$r" kernel2p2c kernel kernel.2p2c "pc 100000 2 2" ;;
+			cycle1p1c) ab "$v" "$r" cycle1p1c $B cycle 1 1 20000 ;;
+			hot64) ab "$v" "$r" hot64 $B dedup 1000 2 2 50000 64 ;;
 			*) echo "KWQB-FAIL unknown figure $f"; failed=1 ;;
 			esac
 		done

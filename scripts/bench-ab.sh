@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instruction counts of two or more versions of kwq in one boot: an A/B.
-#   scripts/bench-ab.sh [--perf "ARGS"] REV... [-- FIGURE...]
+#   scripts/bench-ab.sh [--perf "ARGS"] [--wall ROUNDS] REV... [-- FIGURE...]
 # REV is a git revision, or "work" for the working tree. Each version's
 # kwq.ko and kwq_bench.ko are built for Debian's stock kernel; one guest
 # under -icount shift=0 (1 vCPU: its clock counts instructions) loads
@@ -13,17 +13,26 @@
 # then profiles `kwq_bench ARGS` (e.g. "dup 200000"), or with "kernel CMD"
 # kwq_bench.ko's CMD (e.g. "kernel cycle 100000"), against each version,
 # in instructions (build/ab/perf-vN.txt); it needs the host's perf.
+# --wall ROUNDS boots 2 vCPUs without -icount instead and runs the
+# versions in turn ROUNDS times, in wall time, with the median last: for
+# figures of two or more threads (kernel1p1c kernel2p2c cycle1p1c hot64),
+# which instructions do not measure. Wall times under TCG move with the
+# host's load; rounds of the versions alternate so that both see it.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 say() { printf 'bench-ab: %s\n' "$*" >&2; }
 
-revs=() figs=() perf=""
-if [[ ${1:-} == --perf ]]; then
-	perf=${2:?--perf needs kwq_bench arguments}
+revs=() figs=() perf="" wall=0
+while [[ ${1:-} == --perf || ${1:-} == --wall ]]; do
+	if [[ $1 == --perf ]]; then
+		perf=${2:?--perf needs kwq_bench arguments}
+	else
+		wall=${2:?--wall needs a number of rounds}
+	fi
 	shift 2
-fi
+done
 while [[ $# -gt 0 && $1 != -- ]]; do revs+=("$1"); shift; done
 [[ $# -eq 0 ]] || { shift; figs=("$@"); }
 ((${#revs[@]} >= 1)) || { echo "usage: scripts/bench-ab.sh REV... [-- FIGURE...]" >&2; exit 2; }
@@ -68,31 +77,54 @@ make -s -C bench O="$out/obj" >&2
 cp "$out/obj/kwq_bench" "$out/files/bin/"
 cp bench/guest-ab.sh bench/guest-lib.sh "$out/files/"
 echo "${figs[*]}" >"$out/files/figures"
+if ((wall)); then
+	echo "$wall" >"$out/files/rounds"
+	touch "$out/files/wall"
+else
+	echo 2 >"$out/files/rounds"
+fi
 if [[ -n $perf ]]; then
 	scripts/perf-pack.sh "$out/files/perf" || { say "--perf needs /usr/bin/perf on the host"; exit 1; }
 	tr ';' '\n' <<<"$perf" >"$out/files/perf-args"
 fi
 
-say "booting with -icount: ${#revs[@]} versions, 2 rounds"
-scripts/vm-run.sh --icount --kernel "$KWQ_KERNEL" --files "$out/files" --smp 1 --mem 1024 \
-	--timeout 1500 --log "$out/console.log" -- "$out/files/guest-ab.sh" >"$out/guest.out" ||
+if ((wall)); then
+	say "booting 2 vCPUs: ${#revs[@]} versions, $wall rounds in wall time"
+	vm=(--smp 2 --mem 2048)
+else
+	say "booting with -icount: ${#revs[@]} versions, 2 rounds"
+	vm=(--icount --smp 1 --mem 1024)
+fi
+scripts/vm-run.sh "${vm[@]}" --kernel "$KWQ_KERNEL" --files "$out/files" \
+	--timeout 3000 --log "$out/console.log" -- "$out/files/guest-ab.sh" >"$out/guest.out" ||
 	{ tail -20 "$out/guest.out" >&2; say "the guest failed; see $out/console.log"; exit 1; }
 
 # KWQB-AB VERSION ROUND FIGURE VALUE UNIT -> one row per figure, the
 # rounds' values side by side per version.
 awk -v n="$i" '
 	$1 == "KWQB-AB" { k = $4; if (!(k in seen)) { seen[k] = 1; order[++m] = k }
-		v[k, $2] = v[k, $2] (v[k, $2] == "" ? "" : "/") sprintf("%.0f", $5); unit[k] = $6 }
+		v[k, $2] = v[k, $2] (v[k, $2] == "" ? "" : "/") sprintf("%.0f", $5); unit[k] = $6
+		c = ++cnt[k, $2]; x[k, $2, c] = $5 }
+	# The median of a version'"'"'s rounds (insertion sort: a few values).
+	function median(k, j,   c, a, b, t) {
+		c = cnt[k, j]
+		for (a = 1; a <= c; a++) s[a] = x[k, j, a]
+		for (a = 2; a <= c; a++)
+			for (b = a; b > 1 && s[b - 1] > s[b]; b--) { t = s[b]; s[b] = s[b - 1]; s[b - 1] = t }
+		return c % 2 ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+	}
 	END {
-		printf "%-28s %-10s", "figure (round 1/round 2)", "unit"
+		printf "%-28s %-10s", "figure (rounds)", "unit"
 		for (j = 0; j < n; j++) printf " %18s", "v" j
+		if (wall) for (j = 0; j < n; j++) printf " %12s", "median v" j
 		printf "\n"
 		for (r = 1; r <= m; r++) {
 			k = order[r]; printf "%-28s %-10s", k, unit[k]
 			for (j = 0; j < n; j++) printf " %18s", v[k, j]
+			if (wall) for (j = 0; j < n; j++) printf " %12.0f", median(k, j)
 			printf "\n"
 		}
-	}' "$out/guest.out" >"$out/table.txt"
+	}' wall="$wall" "$out/guest.out" >"$out/table.txt"
 for ((j = 0; j < i; j++)); do
 	r=${revs[j]}
 	if [[ $r == work ]]; then
