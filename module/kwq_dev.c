@@ -435,18 +435,11 @@ struct kwq_payload_out {
 /* kwq_probe_out() for the payload's buffer and length; @po->cap is clamped. */
 static int kwq_probe_payload(struct kwq_payload_out *po, u32 payload_max)
 {
-	u8 __user *p = u64_to_user_ptr(po->ptr);
-	u32 len;
-	u8 b;
-
-	if (get_user(len, po->ulen) || put_user(len, po->ulen))
+	if (kwq_probe_writable(po->ulen, sizeof(*po->ulen)))
 		return -EFAULT;
 	/* No payload is longer: the rest of a larger buffer is never written. */
 	po->cap = min(po->cap, payload_max);
-	if (po->ptr && po->cap && (get_user(b, p) || put_user(b, p) ||
-				   get_user(b, p + po->cap - 1) || put_user(b, p + po->cap - 1)))
-		return -EFAULT;
-	return 0;
+	return po->ptr ? kwq_probe_writable(u64_to_user_ptr(po->ptr), po->cap) : 0;
 }
 
 /* Copy a hand-out's payload out (dropping the get's reference) and report its length. */
@@ -470,18 +463,9 @@ static int kwq_payload_to_user(const struct kwq_payload_out *po, struct kwq_hand
  */
 static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
 {
-	u8 __user *p = u64_to_user_ptr(ptr);
-	u32 len;
-	u64 t;
-	u8 b;
-
-	if (get_user(len, ulen) || put_user(len, ulen) ||
-	    get_user(t, uticket) || put_user(t, uticket))
-		return -EFAULT;
-	if (cap && (get_user(b, p) || put_user(b, p) ||
-		    get_user(b, p + cap - 1) || put_user(b, p + cap - 1)))
-		return -EFAULT;
-	return 0;
+	return kwq_probe_writable(ulen, sizeof(*ulen)) ||
+	       kwq_probe_writable(uticket, sizeof(*uticket)) ||
+	       kwq_probe_writable(u64_to_user_ptr(ptr), cap) ? -EFAULT : 0;
 }
 
 /*

@@ -115,6 +115,38 @@ static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32
 }
 
 /**
+ * kwq_probe_writable() - whether user memory can be written, changing nothing
+ * @p: the user address.
+ * @len: bytes from @p; 0 checks nothing.
+ *
+ * Rewrites the first and the last byte unchanged, in one user access
+ * window (a get_user() and a put_user() each took a call and a window of
+ * their own): a call that must not fail after it acted probes its output
+ * this way first.
+ *
+ * Return: 0, or -EFAULT.
+ */
+static __always_inline int kwq_probe_writable(void __user *p, size_t len)
+{
+	u8 __user *b = p;
+	u8 v;
+
+	if (!len)
+		return 0;
+	if (!user_access_begin(b, len))
+		return -EFAULT;
+	unsafe_get_user(v, b, fault);
+	unsafe_put_user(v, b, fault);
+	unsafe_get_user(v, b + len - 1, fault);
+	unsafe_put_user(v, b + len - 1, fault);
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/**
  * kwq_timens_to_host() - a CLOCK_MONOTONIC time of the caller's time
  *	namespace as the host's
  * @tim: the time as the caller reads its monotonic clock, 0..KTIME_MAX.

@@ -257,9 +257,10 @@ static void test_failed_get_counts_nothing(void)
 	int fd = new_queue("ho-fault");
 	long page = sysconf(_SC_PAGESIZE);
 	struct kwq_stats before, after;
-	struct kwq_ioc_get g;
+	struct kwq_ioc_get g, *gp;
 	uint64_t hist = 0;
-	void *ro;
+	char buf[16];
+	void *ro, *rw;
 	int i;
 
 	add_s(fd, "f1");
@@ -277,6 +278,19 @@ static void test_failed_get_counts_nothing(void)
 		hist += after.queue_latency[i] - before.queue_latency[i];
 	is(hist, 0, "fault: nothing observed in the queue latency histogram");
 	ok(after.queued == 2 && after.processing == 0, "fault: both keys still queued");
+
+	/* A writable key buffer, but the call's report fields read-only. */
+	rw = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	gp = rw;
+	memset(gp, 0, sizeof(*gp));
+	gp->key_ptr = (uintptr_t)buf;
+	gp->key_cap = sizeof(buf);
+	mprotect(rw, page, PROT_READ);
+	is(raw_ioctl(fd, KWQ_IOC_GET, gp), -EFAULT, "fault: get with read-only report fields -> EFAULT");
+	after = stats_of(fd);
+	ok(after.gets == before.gets && after.queued == 2 && after.processing == 0,
+	   "fault: and nothing taken or counted");
+	munmap(rw, page);
 	is(get_is(fd, "f1"), 0, "fault: f1 still first");
 	done_s(fd, "f1");
 	munmap(ro, page);
