@@ -43,6 +43,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			kernel2p2c) ab "$v" "$r" kernel2p2c kernel kernel.2p2c "pc 100000 2 2" ;;
 			cycle1p1c) ab "$v" "$r" cycle1p1c $B cycle 1 1 20000 ;;
 			hot64) ab "$v" "$r" hot64 $B dedup 1000 2 2 50000 64 ;;
+			scalew) ab "$v" "$r" scalew $B scale-wait 1000000 "$r" ;;
 			*) echo "KWQB-FAIL unknown figure $f"; failed=1 ;;
 			esac
 		done

@@ -16,7 +16,8 @@
 # --wall ROUNDS boots 2 vCPUs without -icount instead and runs the
 # versions in turn ROUNDS times, in wall time, with the median last: for
 # figures of two or more threads (kernel1p1c kernel2p2c cycle1p1c hot64),
-# which instructions do not measure. Wall times under TCG move with the
+# which instructions do not measure, and scalew (add-after with 1k to 1M
+# keys waiting). Wall times under TCG move with the
 # host's load; rounds of the versions alternate so that both see it.
 set -euo pipefail
 
