@@ -153,20 +153,28 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 
 /*
  * kwq_add_locked() until it has a record: drops the lock to allocate one
- * sleeping when the allocation without sleeping failed. The lock is held
- * on return either way.
+ * sleeping when the allocation without sleeping failed, then tries once
+ * more (with a record it cannot fail that way). The lock is held on
+ * return either way. One call site, so kwq_add_locked() is inlined here:
+ * a call level less on every add.
  */
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *fresh = NULL;
-	int ret = kwq_add_locked(q, k, o, gfp, &fresh, w);
+	int ret;
 
-	if (ret == -EWOULDBLOCK) {
+	for (;;) {
+		ret = kwq_add_locked(q, k, o, gfp, &fresh, w);
+		if (ret != -EWOULDBLOCK || WARN_ON_ONCE(fresh))
+			break;
 		kwq_unlock(q);
 		fresh = kwq_item_new(q, k, gfp);
 		kwq_lock(q);
-		ret = fresh ? kwq_add_locked(q, k, o, gfp, &fresh, w) : -ENOMEM;
+		if (!fresh) {
+			ret = -ENOMEM;
+			break;
+		}
 	}
 	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
