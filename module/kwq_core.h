@@ -121,7 +121,6 @@ void kwq_hold_end(struct kwq *q, const struct kwq_hold *h);
 struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp);
 struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key *k,
 				     gfp_t gfp);
-void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it, struct list_head *stale);
 void kwq_item_free(struct kwq *q, struct kwq_item *it);
 void kwq_records_free(struct kwq *q);
 void kwq_table_resize_locked(struct kwq *q);
@@ -180,6 +179,25 @@ static inline void kwq_hist_observe(struct kwq_hist *h, u64 ns)
 		i++;
 	h->count[i]++;
 	h->sum_ns += ns;
+}
+
+/*
+ * Retire an unhashed record: a small one is kept as a spare while the
+ * queue has fewer than KWQ_SPARE_MAX, else the caller frees it from @stale
+ * once unlocked. A queue whose keys come and go (every key of a cycle is
+ * new) then takes no trip through the slab allocator per key.
+ */
+static inline void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
+					  struct list_head *stale)
+{
+	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
+		/* Out of the table, a record's chain link is free to use. */
+		it->hnext = q->spare;
+		q->spare = it;
+		q->n_spare++;
+	} else {
+		list_add(&it->ready, stale);
+	}
 }
 
 /*

@@ -211,25 +211,6 @@ struct kwq_item *kwq_item_new_locked(struct kwq *q, const struct kwq_lookup_key 
 }
 
 /*
- * Retire an unhashed record: a small one is kept as a spare while the
- * queue has fewer than KWQ_SPARE_MAX, else the caller frees it from @stale
- * once unlocked. A queue whose keys come and go (every key of a cycle is
- * new) then takes no trip through the slab allocator per key.
- */
-void kwq_item_retire_locked(struct kwq *q, struct kwq_item *it,
-			    struct list_head *stale)
-{
-	if (it->len <= KWQ_SMALL_KEY && q->n_spare < KWQ_SPARE_MAX) {
-		/* Out of the table, a record's chain link is free to use. */
-		it->hnext = q->spare;
-		q->spare = it;
-		q->n_spare++;
-	} else {
-		list_add(&it->ready, stale);
-	}
-}
-
-/*
  * Schedule a resize (kwq_table_check_locked() found the load off); the
  * worker holds a reference on the queue till done.
  */
