@@ -206,9 +206,12 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 	return ret;
 }
 
-/* Every add of one key without a payload. */
-static int kwq_add_common(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
-			  gfp_t gfp)
+/*
+ * Every add of one key without a payload. Inlined into each exported
+ * add: one call level less on every add.
+ */
+static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
+					  const struct kwq_add_opts *o, gfp_t gfp)
 {
 	struct kwq_unlocked_work w;
 	struct kwq_lookup_key k;
