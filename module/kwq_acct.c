@@ -74,8 +74,10 @@ void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
 	kwq_user_uncharge(a->user, bytes);
 }
 
-/* A record's size: a pointer more on a payload queue (kwq_payload.h). */
-/* A record's size for a key of @key_len bytes (kwq_rec_bytes()). */
+/*
+ * A record's size for a key of @key_len bytes (kwq_rec_bytes(): a pointer
+ * more on a payload queue, kwq_payload.h).
+ */
 static u64 kwq_acct_rec_bytes(const struct kwq_acct *a, u32 key_len)
 {
 	return key_len <= KWQ_SMALL_KEY ? a->small_bytes : kwq_rec_bytes(a->rec_kind, key_len);

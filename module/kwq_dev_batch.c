@@ -8,8 +8,9 @@
  * kwq_done_batch_leased()), so a batch costs one lock round trip, one
  * clock read and one wake-up per chunk rather than per key. Entries are
  * still carried out in order and the batch stops at the first that fails.
- * The report fields of a chunk are written (as 0) before any of its work,
- * so an unwritable entry stops the batch while nothing of it has happened;
+ * The report fields of a chunk are written (results as 0, a get's key
+ * lengths unchanged) before any of its work, so an unwritable entry stops
+ * the batch while nothing of it has happened;
  * a get puts back, in order, every key it took but could not deliver.
  * Either way the count of carried-out entries is exact and no key is lost.
  */
@@ -80,7 +81,8 @@ void kwq_file_batch_release(struct kwq_file *kf)
 	kfree(kf->chunk);
 }
 
-static inline u32 __user *kwq_entry_field(struct kwq_batch_entry __user *ue, u32 i, size_t off)
+static __always_inline u32 __user *kwq_entry_field(struct kwq_batch_entry __user *ue, u32 i,
+						  size_t off)
 {
 	return (u32 __user *)((u8 __user *)&ue[i] + off);
 }
@@ -114,18 +116,40 @@ fault:
 #define KWQ_KEY_LEN	offsetof(struct kwq_batch_entry, key_len)
 
 /*
- * Copy in up to @n entries and write their results (0): work cannot be
- * undone once carried out, so its reports must be known to be writable
- * before. Returns how many are usable; *@err says why fewer (-EFAULT), 0
- * if none was refused.
+ * A get's probe of @n entries, in one window: each result takes 0 and
+ * each key length is rewritten unchanged, since a get reports there too.
+ * Returns how many were written, from the first, before a fault.
+ */
+static u32 kwq_probe_get_entries(struct kwq_batch_entry __user *ue, u32 n)
+{
+	u32 i = 0, len;
+
+	if (!user_write_access_begin(ue, n * sizeof(*ue)))
+		return 0;
+	for (; i < n; i++) {
+		unsafe_get_user(len, kwq_entry_field(ue, i, KWQ_KEY_LEN), fault);
+		unsafe_put_user(len, kwq_entry_field(ue, i, KWQ_KEY_LEN), fault);
+		unsafe_put_user(0U, kwq_entry_field(ue, i, KWQ_RESULT), fault);
+	}
+fault:
+	user_write_access_end();
+	return i;
+}
+
+/*
+ * Copy in up to @n entries and write their results (0) and, for a get
+ * (@get), their key lengths (unchanged): work cannot be undone once
+ * carried out, so its reports must be known to be writable before, and
+ * an entry not carried out gets nothing but a 0 result. Returns how many
+ * are usable; *@err says why fewer (-EFAULT), 0 if none was refused.
  */
 static u32 kwq_chunk_entries(struct kwq_chunk *c, struct kwq_batch_entry __user *ue,
-			     u32 n, int *err)
+			     u32 n, bool get, int *err)
 {
 	size_t left = copy_from_user(c->e, ue, n * sizeof(*ue));
 	u32 m = n - DIV_ROUND_UP(left, sizeof(*ue)), w;
 
-	w = kwq_put_fields(ue, KWQ_RESULT, NULL, m);
+	w = get ? kwq_probe_get_entries(ue, m) : kwq_put_fields(ue, KWQ_RESULT, NULL, m);
 	*err = w < n ? -EFAULT : 0;
 	return w;
 }
@@ -172,7 +196,7 @@ static u32 kwq_chunk_add_done(struct kwq_file *kf, struct kwq_chunk *c, unsigned
 	int entries_err, keys_err, ret;
 	u32 m, k;
 
-	m = kwq_chunk_entries(c, ue, n, &entries_err);
+	m = kwq_chunk_entries(c, ue, n, false, &entries_err);
 	k = m ? kwq_chunk_keys(c, m, &keys_err) : 0;
 	if (k < m)
 		entries_err = keys_err;
@@ -225,7 +249,7 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 	int prep_err, ret;
 	u32 m, i, taken;
 
-	m = kwq_chunk_entries(c, ue, n, &prep_err);
+	m = kwq_chunk_entries(c, ue, n, true, &prep_err);
 	if (!m) {
 		*err = prep_err;
 		return 0;
@@ -240,7 +264,11 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 			break;
 		c->vals[i] = c->keys[i].len;
 	}
-	/* A key counts as delivered once its length is written too. */
+	/*
+	 * A key counts as delivered once its length is written too, which
+	 * the probe showed possible: only memory changed during the call
+	 * makes it fail now.
+	 */
 	i = kwq_put_fields(ue, KWQ_KEY_LEN, c->vals, i);
 	if (i < taken) {
 		/* Never lose a key. */

@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -270,7 +271,7 @@ static void test_entry_read_only_tail(void)
 		pe[i].key_len = 4;
 		pe[i].result = 99;
 	}
-	mprotect(map + page, page, PROT_READ);
+	ok(!mprotect(map + page, page, PROT_READ), "the second page made read-only");
 	is(kwq_add_batch(fd, pe, all, 0), fit, "add batch stops where its entries turn read-only");
 	for (i = 0, bad = 0; i < fit; i++)
 		bad += pe[i].result != (i == 5 ? KWQ_ADD_DUPLICATE : KWQ_ADD_QUEUED);
@@ -285,6 +286,7 @@ static void test_entry_read_only_tail(void)
 		pe[i].key_ptr = (uintptr_t)bufs[i];
 		pe[i].key_len = KWQ_KEY_MAX;
 	}
+	memset(bufs, 0, sizeof(bufs));
 	mprotect(map + page, page, PROT_READ);
 	is(kwq_get_batch(fd, pe, all, 0, 0), fit, "get batch takes only keys it can report");
 	/* Key 5, queued first, comes first. */
@@ -316,6 +318,52 @@ static void test_entry_read_only_tail(void)
 	end_queue(fd);
 }
 
+/*
+ * A get batch whose first entry is split across pages: its key length on
+ * a read-only page, its result on the writable next one (the array only
+ * 4-byte aligned, as user space may pass it). The get must fail before it
+ * takes anything, and write no key into any buffer.
+ */
+static void test_get_split_entry(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct kwq_batch_entry one;
+	struct kwq_stats st;
+	char *at;
+	int fd = queue_of_100("bt-split"), i, dirty = 0;
+	size_t j;
+
+	if (map == MAP_FAILED) {
+		ok(0, "mmap: %s", strerror(errno));
+		return;
+	}
+	/* Entry 0 starts 12 bytes before the page boundary: key_len ends there. */
+	at = map + page - offsetof(struct kwq_batch_entry, result);
+	memset(bufs, 0, sizeof(bufs));
+	for (i = 0; i < 10; i++) {
+		one.key_ptr = (uintptr_t)bufs[i];
+		one.key_len = KWQ_KEY_MAX;
+		one.result = 99;
+		memcpy(at + i * sizeof(one), &one, sizeof(one));
+	}
+	ok(!mprotect(map, page, PROT_READ), "the first page made read-only");
+	is(kwq_get_batch(fd, (struct kwq_batch_entry *)at, 10, 0, 0), -EFAULT,
+	   "a get batch whose first key length is read-only -> EFAULT");
+	st = stats_of(fd);
+	ok(st.queued == 100 && st.gets == 0 && st.processing == 0, "and nothing taken or counted");
+	for (i = 0; i < 10; i++)
+		for (j = 0; j < sizeof(bufs[i]); j++)
+			dirty += bufs[i][j] != 0;
+	is(dirty, 0, "and no key written into any buffer");
+	point_at_bufs(10);
+	is(kwq_get_batch(fd, e, 10, 0, 0), 10, "the keys come out next");
+	is(misordered(0, 10, 4), 0, "in their order");
+	munmap(map, 2 * page);
+	end_queue(fd);
+}
+
 int main(void)
 {
 	test_long_keys();
@@ -324,5 +372,6 @@ int main(void)
 	test_done_stops();
 	test_entry_pages();
 	test_entry_read_only_tail();
+	test_get_split_entry();
 	return tap_done();
 }

@@ -267,6 +267,10 @@ static void test_failed_get_counts_nothing(void)
 	add_s(fd, "f2");
 	before = stats_of(fd);
 	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED) {
+		ok(0, "mmap: %s", strerror(errno));
+		return;
+	}
 	memset(&g, 0, sizeof(g));
 	g.key_ptr = (uintptr_t)ro;
 	g.key_cap = 16;
@@ -281,11 +285,15 @@ static void test_failed_get_counts_nothing(void)
 
 	/* A writable key buffer, but the call's report fields read-only. */
 	rw = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rw == MAP_FAILED) {
+		ok(0, "mmap: %s", strerror(errno));
+		return;
+	}
 	gp = rw;
 	memset(gp, 0, sizeof(*gp));
 	gp->key_ptr = (uintptr_t)buf;
 	gp->key_cap = sizeof(buf);
-	mprotect(rw, page, PROT_READ);
+	ok(!mprotect(rw, page, PROT_READ), "fault: the report fields made read-only");
 	is(raw_ioctl(fd, KWQ_IOC_GET, gp), -EFAULT, "fault: get with read-only report fields -> EFAULT");
 	after = stats_of(fd);
 	ok(after.gets == before.gets && after.queued == 2 && after.processing == 0,
