@@ -82,7 +82,7 @@ void kwq_file_batch_release(struct kwq_file *kf)
 }
 
 static __always_inline u32 __user *kwq_entry_field(struct kwq_batch_entry __user *ue, u32 i,
-						  size_t off)
+						   size_t off)
 {
 	return (u32 __user *)((u8 __user *)&ue[i] + off);
 }
