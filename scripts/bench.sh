@@ -245,6 +245,42 @@ END {
 	}
 }' "$out/raw.csv" >"$out/results.csv"
 
+# issue19_targets RESULTS_CSV: issue 19's targets, each as the ratio the
+# issue states it in, from this run's medians (a floor unit is the no-op
+# ioctl's median; rates become ns per key or add first), with its goal.
+issue19_targets() {
+	awk -F, '
+	NR > 1 { med[$1] = $6; ratio[$1] = $10 }
+	function per(k) { return med[k] > 0 ? 1e9 / med[k] : 0 }
+	function row(name, v, op, goal, fmt) {
+		if (v == "" || v <= 0) { printf "%-58s %10s  %s %-6s %s\n", name, "missing", op, goal, "-"; return }
+		met = (op == "<=" ? v <= goal : v < goal) ? "yes" : "no"
+		printf "%-58s " fmt "  %s %-6s %s\n", name, v, op, goal, met
+	}
+	END {
+		f = med["floor.ioctl"]
+		printf "issue 19 targets (a floor = the no-op ioctl: %.0f ns median, %.0f instructions)\n", f, med["ic.floor.ioctl"]
+		printf "%-58s %10s  %-9s %s\n", "target", "this run", "goal", "met"
+		row("1. add-after lateness p50 / clock_nanosleep, 10,000 keys", ratio["delay.kwq.p50"], "<=", 1.2, "%9.2fx")
+		row("1. add-after lateness p99 / clock_nanosleep, 10,000 keys", ratio["delay.kwq.p99"], "<=", 1.2, "%9.2fx")
+		row("1. add-after lateness p50 / clock_nanosleep, 1,000 keys", ratio["delay.light.kwq.p50"], "<=", 1.2, "%9.2fx")
+		row("1. add-after lateness p99 / clock_nanosleep, 1,000 keys", ratio["delay.light.kwq.p99"], "<=", 1.2, "%9.2fx")
+		row("2. in-kernel add+get+done, 1 kthread, floors per key", f > 0 ? per("kernel.1t") / f : 0, "<=", 0.95, "%10.2f")
+		row("2. in-kernel 1P+1C kthreads, floors per key", f > 0 ? per("kernel.1p1c") / f : 0, "<", 1.8, "%10.2f")
+		row("3. add of a queued key / no-op ioctl, instructions", ratio["ic.op.add_dup"], "<=", 1.3, "%9.2fx")
+		row("3. 1,000 hot keys 2P+2C, 64-key add batches, floors per add", f > 0 ? per("dedup.b64.adds") / f : 0, "<=", 0.275, "%10.3f")
+		row("4. slab bytes per queued 32-byte key", med["mem.queued.objects"], "<=", 80, "%10.1f")
+		row("4. slab bytes per waiting 32-byte key", med["mem.waiting.objects"], "<=", 96, "%10.1f")
+		row("5. 512-key batch / 64-key batch, instructions per key",
+		    med["ic.batch.1t.64"] > 0 ? med["ic.batch.1t.512"] / med["ic.batch.1t.64"] : 0, "<=", 1, "%9.2fx")
+		row("5. 64-key batch cycle, floors per key", f > 0 ? per("batch.1t.64") / f : 0, "<=", 1.2, "%10.2f")
+		row("6. add-after with 1M keys waiting / with 1k",
+		    med["scale.add_after@1000"] > 0 ? med["scale.add_after@1000000"] / med["scale.add_after@1000"] : 0,
+		    "<=", 2, "%9.2fx")
+		print "7. the longest lock hold at 65,536 keys: printed above"
+	}' "$1"
+}
+
 # The table.
 {
 	echo "kwq benchmarks: kernel $kver, $cpus guest CPUs ($cpu), QEMU TCG, $reps round(s), scale runs $(awk '$1 == "KWQB-INFO" && $2 == "reps" { print $5 }' "$out/guest.out")"
@@ -263,6 +299,8 @@ END {
 	BEGIN { printf "%-34s %11s %11s %11s %-9s %-20s %s\n", "measurement", "min", "median", "max", "unit", "baseline", "ratio"
 		printf "%-34s %11s %11s %11s %-9s %-20s %s\n", "-----------", "---", "------", "---", "----", "--------", "-----" }' \
 		"$out/results.csv"
+	echo
+	issue19_targets "$out/results.csv"
 } >"$out/table.txt"
 
 # ---- plots -----------------------------------------------------------------
