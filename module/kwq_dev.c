@@ -463,9 +463,9 @@ static int kwq_payload_to_user(const struct kwq_payload_out *po, struct kwq_hand
  */
 static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
 {
-	return kwq_probe_writable(ulen, sizeof(*ulen)) ||
-	       kwq_probe_writable(uticket, sizeof(*uticket)) ||
-	       kwq_probe_writable(u64_to_user_ptr(ptr), cap) ? -EFAULT : 0;
+	return kwq_probe_writable(ulen, sizeof(*ulen)) ?:
+	       kwq_probe_writable(uticket, sizeof(*uticket)) ?:
+	       kwq_probe_writable(u64_to_user_ptr(ptr), cap);
 }
 
 /*
