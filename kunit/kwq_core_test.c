@@ -862,10 +862,11 @@ static void kwq_test_memory_per_key(struct kunit *test)
 	KUNIT_EXPECT_GE(test, b32, 32 + sizeof(void *));
 	KUNIT_EXPECT_GE(test, b317, 317);
 	/*
-	 * 120 with one link for the busy order and the lease's list (issue
-	 * 19), 128 with the bound of a debounced waiting entry (issue 20).
+	 * 48 bytes and the key since what only processing keys, and keys
+	 * that wait while queued or processing, need went to a side (issue
+	 * 19): the record of a queued or waiting 32-byte key, 80 bytes.
 	 */
-	KUNIT_EXPECT_LE(test, b32, 128);
+	KUNIT_EXPECT_LE(test, b32, 80);
 }
 
 /* Stress: many producers and consumers check the core invariants. */

@@ -217,6 +217,37 @@ static void kwq_delay_test_policy_keep(struct kunit *test)
 	expect_get(test, q, "x");
 }
 
+/*
+ * A key that only waits keeps its entry in its record; one that is also
+ * queued or processing keeps it in a side (module/kwq_item.h). The entry
+ * moves between the two in place: b, whose entry was made second, still
+ * runs second after an add queued it (its entry moved to a side), a get
+ * and a done left it waiting alone with its side, and d waits in its
+ * record as before.
+ */
+static void kwq_delay_test_side_keeps_place(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, KWQ_POLICY_KEEP);
+	struct kwq *q = fc->q;
+
+	after(q, "a", MS(10), 0);
+	after(q, "b", MS(10), 0);
+	after(q, "c", MS(10), 0);
+	after(q, "d", MS(10), 0);
+	KUNIT_EXPECT_EQ(test, add(q, "b"), KWQ_ADD_QUEUED);
+	expect_get(test, q, "b");
+	KUNIT_EXPECT_EQ(test, kwq_add_after(q, "b", 1, MS(10), 0), KWQ_ADD_WAIT_KEPT);
+	KUNIT_EXPECT_EQ(test, kwq_done(q, "b", 1), KWQ_DONE_FINISHED);
+	expect_waiting(test, q, 4, 4);
+	step(fc, MS(10));
+	expect_get(test, q, "a");
+	expect_get(test, q, "b");
+	expect_get(test, q, "c");
+	expect_get(test, q, "d");
+	expect_empty(test, q);
+	expect_waiting(test, q, 0, 4);
+}
+
 /* promote (the default): the key runs now, once. */
 static void kwq_delay_test_policy_promote(struct kunit *test)
 {
@@ -827,6 +858,7 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_replace),
 	KUNIT_CASE(kwq_delay_test_cancel),
 	KUNIT_CASE(kwq_delay_test_policy_keep),
+	KUNIT_CASE(kwq_delay_test_side_keeps_place),
 	KUNIT_CASE(kwq_delay_test_policy_promote),
 	KUNIT_CASE(kwq_delay_test_policy_strict),
 	KUNIT_CASE(kwq_delay_test_policy_override),

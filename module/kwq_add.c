@@ -71,8 +71,10 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
  * A new key takes *@fresh if the caller allocated one, or a record
  * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
  * and the caller allocates one unlocked and calls again. An unused
- * *@fresh is the caller's to free. Only the first add of a key allocates.
- * @o was checked by the caller.
+ * *@fresh is the caller's to free. Only the first add of a key allocates
+ * a record; an add that may give a key a side (all but a duplicate)
+ * needs a spare one first, and returns -EWOULDBLOCK too if it could not
+ * have one without sleeping. @o was checked by the caller.
  */
 static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 			  const struct kwq_add_opts *o, gfp_t gfp, struct kwq_item **fresh,
@@ -93,6 +95,20 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 		return -ESHUTDOWN;
 	}
 	it = kwq_find_key_locked(q, k);
+	if (it && !w->payload && delay_ns <= 0 && !(flags & KWQ_ADD_RATE_LIMITED) && !q->prio &&
+	    (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
+		/*
+		 * Queued, or re-added while being processed, and not waiting:
+		 * whatever the policy, the add only counts a duplicate
+		 * (kwq_add_now_locked()). The commonest add of a busy producer.
+		 */
+		q->dedups++;
+		trace_kwq_add(q->name, key, len, KWQ_ADD_DUPLICATE, 0);
+		return KWQ_ADD_DUPLICATE;
+	}
+	/* Any other add may give the key a side: have one before anything changes. */
+	if (!kwq_side_ensure_locked(q))
+		return -EWOULDBLOCK;
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
 		if (q->items.n >= q->max_items && list_empty(&q->backoff))
@@ -115,16 +131,6 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 		kwq_table_check_locked(q);
 		it = *fresh;
 		*fresh = NULL;
-	} else if (!w->payload && delay_ns <= 0 && !(flags & KWQ_ADD_RATE_LIMITED) && !q->prio &&
-		   (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
-		/*
-		 * Queued, or re-added while being processed, and not waiting:
-		 * whatever the policy, the add only counts a duplicate
-		 * (kwq_add_now_locked()). The commonest add of a busy producer.
-		 */
-		q->dedups++;
-		trace_kwq_add(q->name, key, len, KWQ_ADD_DUPLICATE, 0);
-		return KWQ_ADD_DUPLICATE;
 	} else if (w->payload && kwq_payload_charge_locked(q, it, w->payload)) {
 		return -ENOSPC;
 	}
@@ -152,9 +158,10 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 }
 
 /*
- * kwq_add_locked() until it has a record: drops the lock to allocate one
- * sleeping when the allocation without sleeping failed, then tries once
- * more (with a record it cannot fail that way). The lock is held on
+ * kwq_add_locked() until it has a record and a spare side: drops the lock
+ * to allocate one sleeping when the allocation without sleeping failed,
+ * then tries again (with a record it cannot fail that way; a spare side
+ * another add took meanwhile is allocated again). The lock is held on
  * return either way. One call site, so kwq_add_locked() is inlined here:
  * a call level less on every add.
  */
@@ -162,11 +169,26 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *fresh = NULL;
+	struct kwq_side *side;
 	int ret;
 
 	for (;;) {
 		ret = kwq_add_locked(q, k, o, gfp, &fresh, w);
-		if (ret != -EWOULDBLOCK || WARN_ON_ONCE(fresh))
+		if (ret != -EWOULDBLOCK)
+			break;
+		if (!q->side_spare) {
+			/* A spare side first (kwq_side_ensure_locked()). */
+			kwq_unlock(q);
+			side = kwq_side_alloc(gfp);
+			kwq_lock(q);
+			if (!side) {
+				ret = -ENOMEM;
+				break;
+			}
+			kwq_side_push(q, side);
+			continue;
+		}
+		if (WARN_ON_ONCE(fresh))
 			break;
 		kwq_unlock(q);
 		fresh = kwq_item_new(q, k, gfp);

@@ -132,15 +132,17 @@ int kwq_done_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 *result
 EXPORT_SYMBOL_GPL(kwq_done_batch);
 
 /*
- * Take ready keys under one lock, without waiting, packed into @buf; entry
- * i accepts keys of up to @caps[i] bytes (any size if @caps is NULL).
- * Returns how many were taken; *@err says why fewer than @n: 0 when @buf
- * is full, else as kwq_get() with KWQ_NOWAIT, and on -EMSGSIZE the length
- * of the key that did not fit is in @out[return value].len.
+ * Take ready keys under one lock, without waiting for keys, packed into
+ * @buf; entry i accepts keys of up to @caps[i] bytes (any size if @caps
+ * is NULL). With @may_sleep, the lock is let go of to sleep for a side
+ * when none could be had without sleeping. Returns how many were taken;
+ * *@err says why fewer than @n: 0 when @buf is full, else as kwq_get()
+ * with KWQ_NOWAIT (-ENOMEM as without it if @may_sleep), and on -EMSGSIZE
+ * the length of the key that did not fit is in @out[return value].len.
  */
 static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u32 n,
 			  u8 *buf, u32 size, struct kwq_lease *lease, u64 *latency,
-			  int *err)
+			  bool may_sleep, int *err)
 {
 	u32 i, cap = KWQ_KEY_MAX, off = 0, len = 0;
 	struct kwq_handout h = {};
@@ -148,13 +150,30 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
-		if (i && !(i % KWQ_BATCH_LOCK_KEYS)) {
-			kwq_unlock(q);
-			kwq_lock(q);
+		if (!(i % KWQ_BATCH_LOCK_KEYS)) {
+			if (i) {
+				kwq_unlock(q);
+				kwq_lock(q);
+			}
+			/* The chunk's sides first: short of memory, it takes nothing. */
+			ret = kwq_side_reserve_locked(q, min_t(u64, min(n - i, KWQ_BATCH_LOCK_KEYS),
+							       q->n_queued), may_sleep);
+			if (ret)
+				break;
 		}
 		if (caps)
 			cap = caps[i];
 		ret = kwq_take_locked(q, buf + off, min(cap, size - off), &len, lease, &h);
+		if (ret == -ENOMEM && may_sleep) {
+			/* No spare side without sleeping: sleep for one, then again. */
+			kwq_unlock(q);
+			ret = kwq_side_refill(q, q->gfp);
+			kwq_lock(q);
+			if (!ret) {
+				i--;
+				continue;
+			}
+		}
 		if (ret)
 			break;
 		out[i].key = buf + off;
@@ -205,7 +224,8 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
 		*err = -EOPNOTSUPP;
 		return 0;
 	}
-	taken = kwq_take_batch(q, out, caps, n, buf, size, lease, latency, err);
+	taken = kwq_take_batch(q, out, caps, n, buf, size, lease, latency,
+			       deadline != KWQ_NOWAIT, err);
 	if (taken || *err != -EAGAIN || deadline == KWQ_NOWAIT)
 		return taken;
 	*err = kwq_get_leased(q, buf, min_t(u32, caps ? caps[0] : KWQ_KEY_MAX, size), &len,
@@ -218,7 +238,7 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
 	if (latency)
 		latency[0] = h.latency_ns;
 	return 1 + kwq_take_batch(q, out + 1, caps ? caps + 1 : NULL, n - 1, (u8 *)buf + len,
-				  size - len, lease, latency ? latency + 1 : NULL, err);
+				  size - len, lease, latency ? latency + 1 : NULL, true, err);
 }
 
 /**

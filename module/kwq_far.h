@@ -45,8 +45,8 @@
  *	@from never comes here, so no key here is due before its slot moves.
  * @n: keys in the slots.
  * @nonempty: bit i set when @slot[i] has keys.
- * @slot: the keys of one span, in the order they came, linked through
- *	kwq_item.far_link; slot i holds deadlines whose span number
+ * @slot: the entries of one span, in the order they came, linked through
+ *	kwq_entry.far_link; slot i holds deadlines whose span number
  *	(deadline >> KWQ_FAR_SHIFT) is i modulo KWQ_FAR_SLOTS.
  */
 struct kwq_far {
@@ -101,15 +101,16 @@ static inline ktime_t kwq_far_move_at(const struct kwq_far *f)
 }
 
 /*
- * Put waiting @it (its deadline in it->wait.expires) in a slot, if the
- * deadline belongs there; false if it goes to the timerqueue. @now is the
- * queue's time: a slot starts at least two spans after it, so it moves
- * no sooner than a span from now.
+ * Put waiting @it's entry @e (its deadline in @e->wait.expires) in a
+ * slot, if the deadline belongs there; false if it goes to the
+ * timerqueue. @now is the queue's time: a slot starts at least two spans
+ * after it, so it moves no sooner than a span from now.
  */
-static inline bool kwq_far_put(struct kwq_far *f, struct kwq_item *it, ktime_t now)
+static inline bool kwq_far_put(struct kwq_far *f, struct kwq_item *it, union kwq_entry *e,
+			       ktime_t now)
 {
 	ktime_t cut = kwq_far_start(now) + 2 * KWQ_FAR_SPAN;
-	ktime_t start = kwq_far_start(it->wait.expires);
+	ktime_t start = kwq_far_start(e->wait.expires);
 	u32 i;
 
 	/* Skip empty slots up to the cut: those deadlines are near now. */
@@ -120,42 +121,46 @@ static inline bool kwq_far_put(struct kwq_far *f, struct kwq_item *it, ktime_t n
 	if (start < f->from || start - f->from >= (ktime_t)KWQ_FAR_SLOTS * KWQ_FAR_SPAN)
 		return false;
 	i = kwq_far_index(start);
-	list_add_tail(&it->far_link, &f->slot[i]);
+	list_add_tail(&e->far_link, &f->slot[i]);
 	__set_bit(i, f->nonempty);
 	f->n++;
 	it->far = 1;
 	return true;
 }
 
-static inline void kwq_far_unlink(struct kwq_far *f, struct kwq_item *it, u32 i)
+static inline void kwq_far_unlink(struct kwq_far *f, struct kwq_item *it, union kwq_entry *e,
+				  u32 i)
 {
-	list_del(&it->far_link);
+	list_del(&e->far_link);
 	if (list_empty(&f->slot[i]))
 		__clear_bit(i, f->nonempty);
 	f->n--;
 	it->far = 0;
 	/* The node is the timerqueue's "no entry" again (kwq_st_check()). */
-	RB_CLEAR_NODE(&it->wait.node);
+	RB_CLEAR_NODE(&e->wait.node);
 }
 
-/* Take @it, in a slot, out of it. */
+/* Take @it's entry, in a slot, out of it. */
 static inline void kwq_far_del(struct kwq_far *f, struct kwq_item *it)
 {
-	kwq_far_unlink(f, it, kwq_far_index(it->wait.expires));
+	union kwq_entry *e = kwq_item_entry(it);
+
+	kwq_far_unlink(f, it, e, kwq_far_index(e->wait.expires));
 }
 
 /*
- * Take the first key of the first slot with keys, to move it to the
- * timerqueue; @f->n > 0. Once that slot is empty, deadlines in its span
- * go to the timerqueue too, behind the keys moved.
+ * Take the first entry of the first slot with entries, to move it to the
+ * timerqueue, and return its key; @f->n > 0. Once that slot is empty,
+ * deadlines in its span go to the timerqueue too, behind the keys moved.
  */
 static inline struct kwq_item *kwq_far_pop(struct kwq_far *f)
 {
 	u32 i = kwq_far_first_index(f);
-	struct kwq_item *it = list_first_entry(&f->slot[i], struct kwq_item, far_link);
+	union kwq_entry *e = list_first_entry(&f->slot[i], union kwq_entry, far_link);
+	struct kwq_item *it = kwq_entry_owner(e);
 
 	f->from = kwq_far_slot_start(f, i);
-	kwq_far_unlink(f, it, i);
+	kwq_far_unlink(f, it, e, i);
 	if (!test_bit(i, f->nonempty))
 		f->from += KWQ_FAR_SPAN;
 	return it;

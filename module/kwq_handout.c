@@ -20,7 +20,8 @@
  * Hand out the oldest ready key (on a priority queue, kwq_prio_next()'s;
  * on a tenant queue, kwq_ten_next()'s),
  * stamped with a new ticket (reported in @h with the queue latency, if @h
- * is not NULL). Returns 0, -EAGAIN (may wait) or error.
+ * is not NULL). Returns 0, -EAGAIN (may wait), -ENOMEM (no spare side
+ * could be had without sleeping: kwq_side_refill(), then again) or error.
  */
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
 		    struct kwq_handout *h)
@@ -44,6 +45,9 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 		h->payload_len = plen;
 	if (it->len > cap || (h && h->payload_want && plen > h->payload_cap))
 		return -EMSGSIZE;
+	/* A processing key needs a side (one that waits has it already). */
+	if (!it->side && !kwq_side_ensure_locked(q))
+		return -ENOMEM;
 	/* The record keeps its own reference: a give-back runs with it. */
 	if (h && h->payload_want && plen) {
 		h->payload = *kwq_payload_slot(it);
@@ -54,7 +58,7 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	kwq_st_take(q, it, now, lease ? &lease->busy : &q->unleased);
 	kwq_hist_observe(&q->queue_latency, latency);
 	if (h) {
-		h->ticket = it->ticket;
+		h->ticket = kwq_item_ticket(it);
 		h->latency_ns = latency;
 	}
 	trace_kwq_get(q->name, it->key, it->len, 0, latency);
@@ -100,7 +104,15 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 
 	if (stop && READ_ONCE(*stop))
 		return -ECANCELED;
-	ret = kwq_try_take(q, buf, cap, len, lease, h);
+	for (;;) {
+		ret = kwq_try_take(q, buf, cap, len, lease, h);
+		/* No spare side without sleeping: sleep for one unless told not to. */
+		if (likely(ret != -ENOMEM) || deadline == KWQ_NOWAIT)
+			break;
+		ret = kwq_side_refill(q, q->gfp);
+		if (ret)
+			return ret;
+	}
 	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
 		return ret;
 
@@ -116,6 +128,14 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 			break;
 		}
 		ret = kwq_try_take(q, buf, cap, len, lease, h);
+		if (unlikely(ret == -ENOMEM)) {
+			/* Sleep for a side as a running task, then look again. */
+			__set_current_state(TASK_RUNNING);
+			ret = kwq_side_refill(q, q->gfp);
+			if (ret)
+				break;
+			continue;
+		}
 		if (ret != -EAGAIN)
 			break;
 		if (slept)
@@ -184,7 +204,9 @@ EXPORT_SYMBOL_GPL(kwq_get_leased);
  * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
  * Return: 0 with the key in @buf, -EAGAIN (nothing ready, KWQ_NOWAIT),
  * -ETIMEDOUT, -ERESTARTSYS (signal), -ESHUTDOWN, -EIDRM (destroyed while
- * or before waiting), -EMSGSIZE (@cap too small; the key stays queued).
+ * or before waiting), -EMSGSIZE (@cap too small; the key stays queued),
+ * -ENOMEM (no memory for the hand-out's side, struct kwq_side: with
+ * KWQ_NOWAIT, none without sleeping; the key stays queued).
  */
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline)
 {
@@ -283,8 +305,8 @@ static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32
 	it = kwq_find_locked(q, key, len);
 	if (!it || !(it->state & KWQ_ITEM_PROCESSING))
 		return -ENOENT;
-	if (ticket ? it->ticket != ticket :
-	    lease && it->holder != &q->unleased && it->holder != &lease->busy)
+	if (ticket ? kwq_item_ticket(it) != ticket :
+	    lease && it->side->holder != &q->unleased && it->side->holder != &lease->busy)
 		return -ENOENT;
 	*itp = it;
 	return 0;
@@ -424,7 +446,8 @@ int kwq_done_get_leased(struct kwq *q, const void *dkey, u32 dlen, u64 dticket,
 			w.ready--;
 	}
 	kwq_unlock_and_finish(q, &w);
-	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
+	/* The done stands; the get goes on alone, with a side it may sleep for. */
+	if (ret != -ENOMEM && (ret != -EAGAIN || deadline == KWQ_NOWAIT))
 		return ret;
 	return kwq_get_leased(q, buf, cap, len, deadline, get_lease, h);
 }

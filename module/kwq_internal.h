@@ -41,8 +41,10 @@
  * Most unused small records a queue keeps for new keys (kwq.spare): a
  * 512-key batch's worth, so that batches up to that size, done and then
  * added again, take no trip through the slab allocator per key (64 kept
- * a 512-key batch 25 % dearer per key than a 64-key one). At most 64 KiB
+ * a 512-key batch 25 % dearer per key than a 64-key one). At most 40 KiB
  * per queue for 32-byte keys, still charged to their allocators' memcg.
+ * Also the most unused sides (kwq.side_spare), 36 KiB, for the same
+ * batches' gets.
  */
 #define KWQ_SPARE_MAX		512
 
@@ -147,8 +149,9 @@ struct kwq_hist {
  * @ten: NULL, or a tenant queue's items to hand out (kwq_tenant.h),
  *	allocated at creation; its contents are under @lock. With @prio,
  *	@prio's levels stay empty and only its aging counts.
- * @waiting: items waiting for a deadline, earliest first (ties in the
- *	order they were added), but for those in @far.
+ * @waiting: the entries (union kwq_entry) of the items waiting for a
+ *	deadline, earliest first (ties in the order they were added), but for
+ *	those in @far.
  * @far: NULL, or the slots of far deadlines (kwq_far.h), allocated once
  *	KWQ_FAR_MIN_WAITING keys wait, freed with the queue; under @lock.
  * @armed: the expiry last given to the timer, KTIME_MAX for none.
@@ -163,6 +166,12 @@ struct kwq_hist {
  *	freeing and allocating, a stack linked through kwq_item.hnext; each
  *	stays charged to whoever allocated it.
  * @n_spare: length of @spare, at most KWQ_SPARE_MAX.
+ * @side_spare: unused sides (struct kwq_side), a stack linked through
+ *	kwq_side.next: an add or get that may need a side makes sure of one
+ *	here before it changes anything (kwq_side_ensure_locked()), so the
+ *	transitions that take one never fail. Each stays charged to whoever
+ *	allocated it.
+ * @n_side_spare: length of @side_spare, at most KWQ_SPARE_MAX.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: length of @ready.
  * @n_processing: items with KWQ_ITEM_PROCESSING.
@@ -262,6 +271,8 @@ struct kwq {
 	u64 n_backoff;
 	struct kwq_item *spare;
 	u32 n_spare;
+	struct kwq_side *side_spare;
+	u32 n_side_spare;
 	struct kwq_rl rl;
 	u64 n_queued;
 	u64 n_processing;
@@ -426,6 +437,22 @@ static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 	INIT_LIST_HEAD(&w->stale);
 	w->ready = 0;
 	w->payload = NULL;
+}
+
+/* kwq_record.c: sides (struct kwq_side), which kwq_state.h takes and returns. */
+struct kwq_side *kwq_side_alloc(gfp_t gfp);
+void kwq_side_free(struct kwq_side *s);
+bool kwq_side_ensure_slow_locked(struct kwq *q);
+int kwq_side_reserve_locked(struct kwq *q, u32 want, bool may_sleep);
+int kwq_side_refill(struct kwq *q, gfp_t gfp);
+
+/*
+ * Before an add or a get that may take a side changes anything: make sure
+ * the queue has a spare one. False if none could be had without sleeping.
+ */
+static inline bool kwq_side_ensure_locked(struct kwq *q)
+{
+	return likely(q->side_spare) || kwq_side_ensure_slow_locked(q);
 }
 
 /* The steps of single-key calls, for batches (kwq_batch.c). */

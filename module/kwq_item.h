@@ -8,6 +8,7 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/container_of.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/stddef.h>
@@ -20,91 +21,179 @@
  */
 #define KWQ_ITEM_DIRTY		BIT(0)	/* needs processing */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, no done yet */
-#define KWQ_ITEM_WAITING	BIT(2)	/* on kwq.waiting until its deadline */
+#define KWQ_ITEM_WAITING	BIT(2)	/* has a deadline: an entry in kwq.waiting or kwq.far */
 
 struct kwq_busy;
+struct kwq_item;
+
+/**
+ * union kwq_entry - a waiting key's entry: in kwq.waiting, keyed by its
+ *	deadline, or, while kwq_item.far, in a slot of kwq.far (kwq_far.h)
+ * @wait: the timerqueue node; @wait.expires is the deadline, in a far
+ *	slot too.
+ * @far_link: while in a slot, the link in it, over @wait's rb_node
+ *	(which is not RB_EMPTY_NODE then).
+ *
+ * It lives in the key's record while the key only waits (kwq_item.lone),
+ * else in its side (struct kwq_side); kwq_entry_owner() finds the key.
+ */
+union kwq_entry {
+	struct timerqueue_node wait;
+	struct list_head far_link;
+};
+
+/**
+ * struct kwq_side - what a key needs besides its record while it is
+ *	processing, or while it waits and is also queued or processing, or
+ *	waits debounced (the record alone holds a queued key, and a key that
+ *	only waits for a plain deadline)
+ * @zero: always 0: read as a record's bit fields, it says "not lone"
+ *	(kwq_entry_owner()).
+ * @entry: while the key waits here, its entry; RB_EMPTY_NODE otherwise.
+ * @bound: while the key waits here, the latest time debounced adds may
+ *	move its deadline to, or 0 for a plain entry (one debounced adds
+ *	cannot postpone); 0 otherwise. Set only in kwq_timer.c.
+ * @it: the key's record, which points back here (kwq_item.side).
+ * @next: on kwq.side_spare, the next spare.
+ * @holder: while the key is PROCESSING, the list of processing keys it is
+ *	on (through kwq_item.ready): its lease's (kwq_lease.busy), or the
+ *	queue's own for keys taken unleased (kwq.unleased); NULL otherwise. A
+ *	lease's end gives back every key of its list before the lease goes
+ *	away, so @holder never outlives it, and it visits only its own keys.
+ * @ticket: the hand-out's ticket while PROCESSING: stamped by each get
+ *	from kwq.next_ticket, so no two hand-outs of a queue share one. Done,
+ *	requeue and give-back that name a ticket act only on that hand-out.
+ *
+ * A queue's sides come from its spares (kwq.side_spare), which every add
+ * and get that may need one fills first (kwq_side_ensure_locked()), so
+ * the transitions of kwq_state.h that take one never fail. Under kwq.lock.
+ */
+struct kwq_side {
+	u64 zero;
+	union kwq_entry entry;
+	ktime_t bound;
+	union {
+		struct kwq_item *it;
+		struct kwq_side *next;
+	};
+	struct kwq_busy *holder;
+	u64 ticket;
+};
 
 /**
  * struct kwq_item - the one record of a key and all of its state
  * @hnext: next record in its chain of kwq.items, or on kwq.spare.
- * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
- *	("queued" is derived, never stored); in @holder's list while
- *	PROCESSING; in kwq.backoff while backoff-only.
- * @wait: node in kwq.waiting, keyed by deadline; queued exactly when
- *	the item is WAITING and not @far. @wait.expires is the deadline of
- *	every waiting item, in a far slot too.
- * @far_link: while @far, link in its slot of kwq.far (kwq_far.h), over
- *	@wait's rb_node (which is not RB_EMPTY_NODE then).
- * @bound: while WAITING, the latest time debounced adds may move its
- *	deadline to, or 0 for a plain entry (one debounced adds cannot
- *	postpone). Meaningless otherwise; set whenever an entry is made, and
- *	only in kwq_timer.c.
- * @stamp: when the item joined kwq.ready, or its holder's list (ns of
- *	kwq_stamp_now()): the start of its queue latency, then of its work
- *	duration.
- * @ticket: the hand-out's ticket while PROCESSING: stamped by each get
- *	from kwq.next_ticket, so no two hand-outs of a queue share one. Done,
- *	requeue and give-back that name a ticket act only on that hand-out.
- * @holder: while PROCESSING, the list of processing keys the item is on
- *	(through @ready): its lease's (kwq_lease.busy), or the queue's own
- *	for keys taken unleased (kwq.unleased); NULL otherwise. A lease's
- *	end gives back every key of its list before the lease goes away, so
- *	@holder never outlives it, and it visits only its own keys.
  * @hash: kwq_table_hash() of the key (KWQ_HASH_BITS wide), computed once.
- * @far: WAITING in a slot of kwq.far rather than on kwq.waiting.
+ * @far: WAITING, with the entry in a slot of kwq.far rather than on
+ *	kwq.waiting.
+ * @lone: the key only waits (its state is WAITING alone) for a plain
+ *	deadline, and its entry is @entry, over @ready, @stamp and @side.
+ *	Otherwise those three are the record's.
  * @level: on a priority queue, the key's priority minus KWQ_PRIORITY_MIN
  *	(kwq_priority.h), meaningful while the key has state; else 0.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @failures: rate-limited adds since the last forget (NumRequeues),
  *	saturating at KWQ_FAILURES_MAX.
+ * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
+ *	("queued" is derived, never stored); in its holder's list
+ *	(kwq_side.holder) while PROCESSING; in kwq.backoff while
+ *	backoff-only; empty otherwise.
+ * @stamp: when the item joined kwq.ready, or its holder's list (ns of
+ *	kwq_stamp_now()): the start of its queue latency, then of its work
+ *	duration.
+ * @side: while the key is PROCESSING or WAITING but not @lone, its side
+ *	(struct kwq_side); NULL otherwise.
+ * @entry: while @lone, the key's waiting entry.
  * @key: the key bytes.
  *
- * hash, far and level share one word, state, len and failures another;
- * with one link for both the processing keys' order and their lease's
- * list, and the debounce bound,
- * the fixed part is 96 bytes (offsets below); records with keys up to
- * KWQ_SMALL_KEY bytes come from a slab cache of their own sized to fit
- * (128 bytes for a 32-byte key).
+ * hash, far, lone and level share one word, state, len and failures
+ * another. A queued key needs @ready and @stamp, a key that only waits
+ * only an entry, so they share 32 bytes; what a processing key needs
+ * more, and the entry of a key that waits while queued or processing, are
+ * in its side. The fixed part is 48 bytes (offsets below): records with
+ * keys up to KWQ_SMALL_KEY bytes come from a slab cache of their own sized
+ * to fit, 80 bytes for a 32-byte key, with 72 more for a side.
  */
 struct kwq_item {
 	struct kwq_item *hnext;
-	struct list_head ready;
-	union {
-		struct timerqueue_node wait;
-		struct list_head far_link;
-	};
-	ktime_t bound;
-	u64 stamp;
-	u64 ticket;
-	struct kwq_busy *holder;
-	u32 hash:27;
+	u32 hash:26;
 	u32 far:1;
+	u32 lone:1;
 	u32 level:4;
 	u32 state:3;
 	u32 len:10;
 	u32 failures:19;
+	union {
+		struct {
+			struct list_head ready;
+			u64 stamp;
+			struct kwq_side *side;
+		};
+		union kwq_entry entry;
+	};
 	u8 key[];
 };
 
 /*
- * The layout, on 64-bit: hnext 0, ready 8, wait 24 (rb_node 24 and
- * expires 8), bound 56, stamp 64, ticket 72, holder 80, hash 88, the bit
- * fields 92, key 96; no hole. far_link lies within wait's rb_node.
+ * The layout, on 64-bit: hnext 0, the bit fields 8, then ready 16, stamp
+ * 32 and side 40, or entry 16 (rb_node 24 and expires 8); key 48; no
+ * hole. far_link lies within the rb_node. A side's entry lies 8 bytes
+ * after its zero word as a record's lies 8 bytes after its bit fields.
  */
 #ifdef CONFIG_64BIT
-static_assert(offsetof(struct kwq_item, bound) == 56);
-static_assert(offsetof(struct kwq_item, holder) == 80);
-static_assert(offsetof(struct kwq_item, key) == 96);
-static_assert(sizeof(struct kwq_item) == 96);
+static_assert(offsetof(struct kwq_item, ready) == 16);
+static_assert(offsetof(struct kwq_item, side) == 40);
+static_assert(offsetof(struct kwq_item, key) == 48);
+static_assert(sizeof(struct kwq_item) == 48);
+static_assert(sizeof(struct kwq_side) == 72);
 #endif
-static_assert(offsetof(struct kwq_item, far_link) + sizeof(struct list_head) <=
-	      offsetof(struct kwq_item, wait.expires));
+static_assert(offsetof(struct kwq_item, entry) == sizeof(void *) + sizeof(u64));
+static_assert(offsetof(struct kwq_side, entry) == offsetof(struct kwq_side, zero) + sizeof(u64));
+static_assert(offsetof(union kwq_entry, far_link) + sizeof(struct list_head) <=
+	      offsetof(union kwq_entry, wait.expires));
+
+/*
+ * The key whose waiting entry @e is: the record around it if that record
+ * is lone, else the side's key. A side's zero word sits where a record's
+ * bit fields would, so the test reads within the side and finds lone
+ * clear.
+ */
+static inline struct kwq_item *kwq_entry_owner(union kwq_entry *e)
+{
+	struct kwq_item *it = container_of(e, struct kwq_item, entry);
+
+	return it->lone ? it : container_of(e, struct kwq_side, entry)->it;
+}
+
+/* The waiting entry of a WAITING key. */
+static inline union kwq_entry *kwq_item_entry(struct kwq_item *it)
+{
+	return it->lone ? &it->entry : &it->side->entry;
+}
+
+/* The deadline of a WAITING key. */
+static inline ktime_t kwq_item_deadline(struct kwq_item *it)
+{
+	return kwq_item_entry(it)->wait.expires;
+}
+
+/* The debounce bound of a WAITING key: 0 for a plain entry. */
+static inline ktime_t kwq_item_bound(const struct kwq_item *it)
+{
+	return it->lone ? 0 : it->side->bound;
+}
+
+/* The ticket of a PROCESSING key's hand-out. */
+static inline u64 kwq_item_ticket(const struct kwq_item *it)
+{
+	return it->side->ticket;
+}
 
 #define KWQ_FAILURES_MAX	((1U << 19) - 1)
 
 /* Bits of kwq_item.hash: enough for the largest table (KWQ_TABLE_MAX_BITS). */
-#define KWQ_HASH_BITS		27
+#define KWQ_HASH_BITS		26
 
 /* Keys up to this length get records from kwq_item_cache. */
 #define KWQ_SMALL_KEY		32

@@ -34,6 +34,9 @@ static const char *const kwq_item_cache_names[KWQ_REC_KINDS] = {
 	"kwq_item", "kwq_item_payload", "kwq_item_tenant", "kwq_item_payload_tenant",
 };
 
+/* Sides (struct kwq_side) of all queues. */
+static struct kmem_cache *kwq_side_cache;
+
 static struct kmem_cache *kwq_rec_cache(u32 kind)
 {
 	return kwq_item_caches[kind];
@@ -55,6 +58,9 @@ static void kwq_caches_destroy(void)
 {
 	u32 i;
 
+	kmem_cache_destroy(kwq_side_cache);
+	kwq_side_cache = NULL;
+
 	for (i = 0; i < KWQ_REC_KINDS; i++) {
 		kmem_cache_destroy(kwq_item_caches[i]);
 		kwq_item_caches[i] = NULL;
@@ -73,6 +79,12 @@ int kwq_core_init(void)
 	kwq_resize_wq = alloc_workqueue("kwq_resize", WQ_UNBOUND, 0);
 	if (!kwq_resize_wq)
 		return -ENOMEM;
+	kwq_side_cache = kmem_cache_create("kwq_side", sizeof(struct kwq_side), 0,
+					   SLAB_ACCOUNT, NULL);
+	if (!kwq_side_cache) {
+		destroy_workqueue(kwq_resize_wq);
+		return -ENOMEM;
+	}
 	for (i = 0; i < KWQ_REC_KINDS; i++) {
 		kwq_item_caches[i] =
 			kmem_cache_create(kwq_item_cache_names[i],
@@ -124,8 +136,85 @@ size_t kwq_rec_bytes(u32 kind, u32 key_len)
 	return kmalloc_size_roundup(kwq_item_alloc_size(kwq_rec_tail(kind, key_len)));
 }
 
+/* A side, unused, from the slab (kwq.side_spare holds them). */
+struct kwq_side *kwq_side_alloc(gfp_t gfp)
+{
+	struct kwq_side *s = kmem_cache_alloc(kwq_side_cache, gfp);
+
+	if (s) {
+		s->zero = 0;
+		RB_CLEAR_NODE(&s->entry.wait.node);
+		s->bound = 0;
+		s->next = NULL;
+		s->holder = NULL;
+		s->ticket = 0;
+	}
+	return s;
+}
+
+void kwq_side_free(struct kwq_side *s)
+{
+	kmem_cache_free(kwq_side_cache, s);
+}
+
+/*
+ * kwq_side_ensure_locked() with no spare: allocate one without sleeping.
+ * False if that failed; the caller lets go of the lock, allocates one
+ * with kwq_side_alloc() and puts it with the spares.
+ */
+bool kwq_side_ensure_slow_locked(struct kwq *q)
+{
+	struct kwq_side *s = kwq_side_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+
+	if (!s)
+		return false;
+	kwq_side_push(q, s);
+	return true;
+}
+
+/*
+ * Before a get batch's chunk takes a key: have @want spare sides (at most
+ * KWQ_SPARE_MAX), allocated without sleeping, or, if @may_sleep, letting
+ * go of the lock to sleep for them; -ENOMEM if they cannot be had. So a
+ * chunk short of memory takes nothing.
+ */
+int kwq_side_reserve_locked(struct kwq *q, u32 want, bool may_sleep)
+{
+	struct kwq_side *s;
+
+	want = min_t(u32, want, KWQ_SPARE_MAX);
+	while (q->n_side_spare < want) {
+		s = kwq_side_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+		if (!s && may_sleep) {
+			kwq_unlock(q);
+			s = kwq_side_alloc(q->gfp);
+			kwq_lock(q);
+		}
+		if (!s)
+			return -ENOMEM;
+		kwq_side_push(q, s);
+	}
+	return 0;
+}
+
+/* Unlocked: a side allocated with @gfp, which may sleep, for the spares; -ENOMEM. */
+int kwq_side_refill(struct kwq *q, gfp_t gfp)
+{
+	struct kwq_side *s = kwq_side_alloc(gfp);
+
+	if (!s)
+		return -ENOMEM;
+	kwq_lock(q);
+	kwq_side_push(q, s);
+	kwq_unlock(q);
+	return 0;
+}
+
 static void kwq_rec_free(struct kwq_item *it, u32 kind)
 {
+	/* A record freed with its queue may still have a side. */
+	if (!it->lone && it->side)
+		kwq_side_free(it->side);
 	if (it->len <= KWQ_SMALL_KEY)
 		kmem_cache_free(kwq_rec_cache(kind), it);
 	else
@@ -164,10 +253,10 @@ void kwq_item_free(struct kwq *q, struct kwq_item *it)
 static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, u32 kind)
 {
 	INIT_LIST_HEAD(&it->ready);
-	timerqueue_init(&it->wait);
+	it->stamp = 0;
+	it->side = NULL;
 	it->state = 0;
-	it->ticket = 0;
-	it->holder = NULL;
+	it->lone = 0;
 	it->failures = 0;
 	it->len = k->len;
 	it->hash = k->hash;
@@ -350,6 +439,9 @@ const u8 kwq_hist_below[65] = {
 /* Queue a fresh (or only waiting) record; its queue latency starts now. */
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 {
+	/* A key that waits on while queued keeps its entry in a side. */
+	if (it->lone)
+		kwq_st_unlone(q, it);
 	it->stamp = kwq_stamp_now(q);
 	if (q->prio && at_head)
 		kwq_prio_head_stamp(q, it);
@@ -392,4 +484,11 @@ void kwq_records_free(struct kwq *q)
 		q->spare = it->hnext;
 		kwq_rec_free(it, kind);
 	}
+	while (q->side_spare) {
+		struct kwq_side *s = q->side_spare;
+
+		q->side_spare = s->next;
+		kwq_side_free(s);
+	}
+	q->n_side_spare = 0;
 }

@@ -23,8 +23,12 @@
  *   processing+dirty  PROCESSING|DIRTY  the same                    n_processing and
  *                                                                   n_dirty_processing
  *   waiting           WAITING, with any of the above but spare and backoff-only:
- *                     on kwq.waiting (kwq_item.wait) or, kwq_item.far set, in
- *                     a slot of kwq.far (kwq_far.h); counted in kwq.n_waiting
+ *                     its entry on kwq.waiting or, kwq_item.far set, in a
+ *                     slot of kwq.far (kwq_far.h); counted in kwq.n_waiting.
+ *                     The entry is the record's own (kwq_item.lone) while
+ *                     the key only waits for a plain deadline, else its
+ *                     side's (struct kwq_side), which a processing key
+ *                     has anyway.
  *
  *   fresh --queue--> queued --take--> processing --finish--> fresh
  *                      ^                   |  defer (an add)      |
@@ -56,10 +60,21 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 	if (!IS_ENABLED(CONFIG_LOCKDEP))
 		return;
 	lockdep_assert_held(&q->lock);
-	WARN_ON_ONCE((it->state & KWQ_ITEM_WORK) && list_empty(&it->ready));
-	WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
-	WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) == RB_EMPTY_NODE(&it->wait.node));
+	WARN_ON_ONCE(it->lone && it->state != KWQ_ITEM_WAITING);
 	WARN_ON_ONCE(it->far && !(it->state & KWQ_ITEM_WAITING));
+	if (it->lone) {
+		WARN_ON_ONCE(RB_EMPTY_NODE(&it->entry.wait.node));
+	} else {
+		WARN_ON_ONCE((it->state & KWQ_ITEM_WORK) && list_empty(&it->ready));
+		WARN_ON_ONCE(it->state == KWQ_ITEM_WAITING && !list_empty(&it->ready));
+		WARN_ON_ONCE(!it->side != !(it->state & (KWQ_ITEM_PROCESSING | KWQ_ITEM_WAITING)));
+	}
+	if (!it->lone && it->side) {
+		WARN_ON_ONCE(it->side->it != it || it->side->zero);
+		WARN_ON_ONCE(!!(it->state & KWQ_ITEM_WAITING) ==
+			     RB_EMPTY_NODE(&it->side->entry.wait.node));
+		WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->side->holder);
+	}
 	WARN_ON_ONCE((q->n_queued == 0) !=
 		     (q->ten ? !q->ten->nonempty :
 		      q->prio ? !q->prio->nonempty : list_empty(&q->ready)));
@@ -69,13 +84,47 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 		     list_empty(&q->ten->rr[it->level]));
 	WARN_ON_ONCE((q->n_processing == 0) != RB_EMPTY_ROOT(&q->busy.rb_root));
 	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
-	WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->holder);
 	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
 	WARN_ON_ONCE((q->n_waiting == 0) !=
 		     (!timerqueue_getnext(&q->waiting) && (!q->far || !q->far->n)));
 	WARN_ON_ONCE(q->far && q->far->n > q->n_waiting);
 	WARN_ON_ONCE(q->n_dirty_processing > q->n_processing);
 	WARN_ON_ONCE(q->n_queued + q->n_processing + q->n_backoff > q->items.n);
+}
+
+/*
+ * A spare side for @it, which kwq_side_ensure_locked() made sure of
+ * before the add or get that needs it changed anything.
+ */
+static inline struct kwq_side *kwq_side_pop(struct kwq *q, struct kwq_item *it)
+{
+	struct kwq_side *s = q->side_spare;
+
+	q->side_spare = s->next;
+	q->n_side_spare--;
+	s->it = it;
+	return s;
+}
+
+/* A side no longer needed: back to the spares, or freed. */
+static inline void kwq_side_push(struct kwq *q, struct kwq_side *s)
+{
+	if (q->n_side_spare >= KWQ_SPARE_MAX) {
+		kwq_side_free(s);
+		return;
+	}
+	s->next = q->side_spare;
+	q->side_spare = s;
+	q->n_side_spare++;
+}
+
+/* The record's own fields again, once its entry left it. */
+static inline void kwq_st_unlone_fields(struct kwq_item *it)
+{
+	it->lone = 0;
+	INIT_LIST_HEAD(&it->ready);
+	it->stamp = 0;
+	it->side = NULL;
 }
 
 /* The list a queued record goes on: kwq.ready, or its level's. */
@@ -183,8 +232,8 @@ static inline struct kwq_item *kwq_busy_first(const struct kwq_busy *b)
 
 static inline bool kwq_busy_less(struct rb_node *a, const struct rb_node *b)
 {
-	return kwq_busy_first(rb_entry(a, struct kwq_busy, node))->ticket <
-	       kwq_busy_first(rb_entry(b, struct kwq_busy, node))->ticket;
+	return kwq_item_ticket(kwq_busy_first(rb_entry(a, struct kwq_busy, node))) <
+	       kwq_item_ticket(kwq_busy_first(rb_entry(b, struct kwq_busy, node)));
 }
 
 /* The processing item taken first (the longest running), or NULL. */
@@ -224,8 +273,11 @@ static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
 	}
 	q->n_queued--;
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
-	it->ticket = ++q->next_ticket;
-	it->holder = b;
+	/* A key that also waits has its side already. */
+	if (!it->side)
+		it->side = kwq_side_pop(q, it);
+	it->side->ticket = ++q->next_ticket;
+	it->side->holder = b;
 	list_add_tail(&it->ready, &b->items);
 	if (b->items.next == &it->ready)
 		rb_add_cached(&b->node, &q->busy, kwq_busy_less);
@@ -242,13 +294,13 @@ static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
  */
 static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 {
-	struct kwq_busy *b = it->holder;
+	struct kwq_busy *b = it->side->holder;
 	bool dirty = it->state & KWQ_ITEM_DIRTY;
 	bool first = b->items.next == &it->ready;
 	struct rb_node *next;
 
 	list_del_init(&it->ready);
-	it->holder = NULL;
+	it->side->holder = NULL;
 	if (first && list_empty(&b->items)) {
 		/* The common case, one list: the tree is left empty. */
 		if (q->busy.rb_root.rb_node == &b->node && !b->node.rb_left && !b->node.rb_right)
@@ -265,6 +317,11 @@ static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 		}
 	}
 	it->state &= ~KWQ_ITEM_WORK;
+	/* A key that still waits keeps its side for its entry. */
+	if (!(it->state & KWQ_ITEM_WAITING)) {
+		kwq_side_push(q, it->side);
+		it->side = NULL;
+	}
 	q->busy_stamps -= it->stamp;
 	q->n_processing--;
 	if (dirty)
@@ -274,16 +331,31 @@ static inline bool kwq_st_finish(struct kwq *q, struct kwq_item *it)
 }
 
 /*
- * Give a record a waiting entry (it has none) at @deadline, @now being the
- * queue's time: in a far slot if it is far enough ahead (kwq_far.h), else
- * on kwq.waiting.
+ * Give a record a waiting entry (it has none) at @deadline, bounded by
+ * @bound (0: a plain entry), @now being the queue's time: in the record
+ * if the key only waits and the entry is plain (lone), else in its side;
+ * in a far slot if it is far enough ahead (kwq_far.h), else on
+ * kwq.waiting.
  */
 static inline void kwq_st_wait(struct kwq *q, struct kwq_item *it, ktime_t deadline,
-			       ktime_t now)
+			       ktime_t now, ktime_t bound)
 {
-	it->wait.expires = deadline;
-	if (!q->far || !kwq_far_put(q->far, it, now))
-		timerqueue_add(&q->waiting, &it->wait);
+	union kwq_entry *e;
+
+	if (!bound && !(it->state & KWQ_ITEM_WORK)) {
+		it->lone = 1;
+		e = &it->entry;
+	} else {
+		/* A processing key has its side already. */
+		if (!it->side)
+			it->side = kwq_side_pop(q, it);
+		it->side->bound = bound;
+		e = &it->side->entry;
+	}
+	e->wait.expires = deadline;
+	RB_CLEAR_NODE(&e->wait.node);
+	if (!q->far || !kwq_far_put(q->far, it, e, now))
+		timerqueue_add(&q->waiting, &e->wait);
 	it->state |= KWQ_ITEM_WAITING;
 	q->n_waiting++;
 	kwq_st_check(q, it);
@@ -295,9 +367,39 @@ static inline void kwq_st_unwait(struct kwq *q, struct kwq_item *it)
 	if (it->far)
 		kwq_far_del(q->far, it);
 	else
-		timerqueue_del(&q->waiting, &it->wait);
+		timerqueue_del(&q->waiting, &kwq_item_entry(it)->wait);
 	it->state &= ~KWQ_ITEM_WAITING;
+	if (it->lone) {
+		kwq_st_unlone_fields(it);
+	} else {
+		it->side->bound = 0;
+		if (!(it->state & KWQ_ITEM_PROCESSING)) {
+			kwq_side_push(q, it->side);
+			it->side = NULL;
+		}
+	}
 	q->n_waiting--;
+	kwq_st_check(q, it);
+}
+
+/*
+ * A lone record's entry moves to a side, in the same place among the
+ * waiting entries (ties keep their order): before the key is queued while
+ * it waits, or its entry gets a bound.
+ */
+static inline void kwq_st_unlone(struct kwq *q, struct kwq_item *it)
+{
+	struct kwq_side *s = kwq_side_pop(q, it);
+
+	s->entry.wait.expires = it->entry.wait.expires;
+	s->bound = 0;
+	if (it->far)
+		list_replace(&it->entry.far_link, &s->entry.far_link);
+	else
+		rb_replace_node_cached(&it->entry.wait.node, &s->entry.wait.node,
+				       &q->waiting.rb_root);
+	kwq_st_unlone_fields(it);
+	it->side = s;
 	kwq_st_check(q, it);
 }
 
@@ -309,7 +411,7 @@ static inline struct kwq_item *kwq_st_wait_near(struct kwq *q)
 {
 	struct kwq_item *it = kwq_far_pop(q->far);
 
-	timerqueue_add(&q->waiting, &it->wait);
+	timerqueue_add(&q->waiting, &kwq_item_entry(it)->wait);
 	kwq_st_check(q, it);
 	return it;
 }

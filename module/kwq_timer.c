@@ -102,7 +102,7 @@ bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 		}
 		if (!node)
 			break;
-		it = container_of(node, struct kwq_item, wait);
+		it = kwq_entry_owner(container_of(node, union kwq_entry, wait));
 		kwq_unwait_locked(q, it);
 		if (flush && !q->dead) {
 			q->fired++;
@@ -159,15 +159,20 @@ static int kwq_wait_at_locked(struct kwq *q, struct kwq_item *it, ktime_t deadli
 {
 	int ret = KWQ_ADD_WAITING;
 
-	it->bound = bound;
 	if (it->state & KWQ_ITEM_WAITING) {
-		if (deadline == it->wait.expires)
+		if (deadline == kwq_item_deadline(it)) {
+			/* The entry stays where it is; a bound needs a side. */
+			if (bound && it->lone)
+				kwq_st_unlone(q, it);
+			if (!it->lone)
+				it->side->bound = bound;
 			return KWQ_ADD_WAIT_KEPT;
+		}
 		kwq_unwait_locked(q, it);
 		ret = KWQ_ADD_WAIT_MOVED;
 	}
 	kwq_far_alloc_locked(q);
-	kwq_st_wait(q, it, deadline, kwq_now(q));
+	kwq_st_wait(q, it, deadline, kwq_now(q), bound);
 	kwq_program_locked(q);
 	return ret;
 }
@@ -182,10 +187,10 @@ int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags)
 {
 	ktime_t deadline = kwq_after_locked(q, delay_ns);
 
-	if ((it->state & KWQ_ITEM_WAITING) && deadline >= it->wait.expires &&
+	if ((it->state & KWQ_ITEM_WAITING) && deadline >= kwq_item_deadline(it) &&
 	    !(flags & KWQ_AFTER_REPLACE)) {
-		if (it->bound)
-			it->bound = min(it->bound, deadline);
+		if (kwq_item_bound(it))
+			it->side->bound = min(it->side->bound, deadline);
 		return KWQ_ADD_WAIT_KEPT;
 	}
 	return kwq_wait_at_locked(q, it, deadline, 0);
@@ -210,14 +215,14 @@ int kwq_debounce_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u64 ma
 	}
 	if (!(it->state & KWQ_ITEM_WAITING))
 		return kwq_wait_at_locked(q, it, want, bound);
-	old = it->wait.expires;
-	if (!it->bound) {
+	old = kwq_item_deadline(it);
+	if (!kwq_item_bound(it)) {
 		/* A plain deadline: the earliest wins, and stays a bound. */
 		if (want >= old)
 			return KWQ_ADD_WAIT_KEPT;
 		return kwq_wait_at_locked(q, it, want, min(bound, old));
 	}
-	bound = min(bound, it->bound);
+	bound = min(bound, kwq_item_bound(it));
 	deadline = max(old, want);
 	if (deadline > bound) {
 		q->debounce_capped++;
@@ -307,7 +312,7 @@ void kwq_run_due(struct kwq *q)
 		if (!node || node->expires > now)
 			break;
 		late = ktime_to_ns(ktime_sub(now, node->expires));
-		it = container_of(node, struct kwq_item, wait);
+		it = kwq_entry_owner(container_of(node, union kwq_entry, wait));
 		kwq_unwait_locked(q, it);
 		q->fired++;
 		ret = kwq_mark_dirty_locked(q, it, &ready);
