@@ -169,7 +169,6 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 {
 	struct kwq_item *fresh = NULL;
-	struct kwq_side *side;
 	int ret;
 
 	for (;;) {
@@ -177,15 +176,12 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 		if (ret != -EWOULDBLOCK)
 			break;
 		if (!q->side_spare) {
-			/* A spare side first (kwq_side_ensure_locked()). */
+			/* Spare sides first (kwq_side_ensure_locked()). */
 			kwq_unlock(q);
-			side = kwq_side_alloc(gfp);
+			ret = kwq_side_refill(q, gfp);
 			kwq_lock(q);
-			if (!side) {
-				ret = -ENOMEM;
+			if (ret)
 				break;
-			}
-			kwq_side_push(q, side);
 			continue;
 		}
 		if (WARN_ON_ONCE(fresh))

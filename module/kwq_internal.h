@@ -37,14 +37,14 @@
 #include "kwq_table.h"
 #include "kwq_tenant.h"
 
+struct kwq_side_chunk;
+
 /*
  * Most unused small records a queue keeps for new keys (kwq.spare): a
  * 512-key batch's worth, so that batches up to that size, done and then
  * added again, take no trip through the slab allocator per key (64 kept
  * a 512-key batch 25 % dearer per key than a 64-key one). At most 40 KiB
  * per queue for 32-byte keys, still charged to their allocators' memcg.
- * Also the most unused sides (kwq.side_spare), 36 KiB, for the same
- * batches' gets.
  */
 #define KWQ_SPARE_MAX		512
 
@@ -171,7 +171,10 @@ struct kwq_hist {
  *	here before it changes anything (kwq_side_ensure_locked()), so the
  *	transitions that take one never fail. Each stays charged to whoever
  *	allocated it.
- * @n_side_spare: length of @side_spare, at most KWQ_SPARE_MAX.
+ * @n_side_spare: length of @side_spare.
+ * @side_chunks: the pages the queue's sides were carved from
+ *	(kwq_record.c), linked through their first word; all freed with the
+ *	queue.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: length of @ready.
  * @n_processing: items with KWQ_ITEM_PROCESSING.
@@ -273,6 +276,7 @@ struct kwq {
 	u32 n_spare;
 	struct kwq_side *side_spare;
 	u32 n_side_spare;
+	struct kwq_side_chunk *side_chunks;
 	struct kwq_rl rl;
 	u64 n_queued;
 	u64 n_processing;
@@ -440,8 +444,6 @@ static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 }
 
 /* kwq_record.c: sides (struct kwq_side), which kwq_state.h takes and returns. */
-struct kwq_side *kwq_side_alloc(gfp_t gfp);
-void kwq_side_free(struct kwq_side *s);
 bool kwq_side_ensure_slow_locked(struct kwq *q);
 int kwq_side_reserve_locked(struct kwq *q, u32 want, bool may_sleep);
 int kwq_side_refill(struct kwq *q, gfp_t gfp);

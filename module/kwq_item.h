@@ -66,7 +66,9 @@ union kwq_entry {
  *
  * A queue's sides come from its spares (kwq.side_spare), which every add
  * and get that may need one fills first (kwq_side_ensure_locked()), so
- * the transitions of kwq_state.h that take one never fail. Under kwq.lock.
+ * the transitions of kwq_state.h that take one never fail; they are
+ * carved from pages the queue keeps until it is freed (kwq_record.c).
+ * Under kwq.lock.
  */
 struct kwq_side {
 	u64 zero;

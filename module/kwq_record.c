@@ -34,9 +34,6 @@ static const char *const kwq_item_cache_names[KWQ_REC_KINDS] = {
 	"kwq_item", "kwq_item_payload", "kwq_item_tenant", "kwq_item_payload_tenant",
 };
 
-/* Sides (struct kwq_side) of all queues. */
-static struct kmem_cache *kwq_side_cache;
-
 static struct kmem_cache *kwq_rec_cache(u32 kind)
 {
 	return kwq_item_caches[kind];
@@ -58,9 +55,6 @@ static void kwq_caches_destroy(void)
 {
 	u32 i;
 
-	kmem_cache_destroy(kwq_side_cache);
-	kwq_side_cache = NULL;
-
 	for (i = 0; i < KWQ_REC_KINDS; i++) {
 		kmem_cache_destroy(kwq_item_caches[i]);
 		kwq_item_caches[i] = NULL;
@@ -79,12 +73,6 @@ int kwq_core_init(void)
 	kwq_resize_wq = alloc_workqueue("kwq_resize", WQ_UNBOUND, 0);
 	if (!kwq_resize_wq)
 		return -ENOMEM;
-	kwq_side_cache = kmem_cache_create("kwq_side", sizeof(struct kwq_side), 0,
-					   SLAB_ACCOUNT, NULL);
-	if (!kwq_side_cache) {
-		destroy_workqueue(kwq_resize_wq);
-		return -ENOMEM;
-	}
 	for (i = 0; i < KWQ_REC_KINDS; i++) {
 		kwq_item_caches[i] =
 			kmem_cache_create(kwq_item_cache_names[i],
@@ -136,85 +124,103 @@ size_t kwq_rec_bytes(u32 kind, u32 key_len)
 	return kmalloc_size_roundup(kwq_item_alloc_size(kwq_rec_tail(kind, key_len)));
 }
 
-/* A side, unused, from the slab (kwq.side_spare holds them). */
-struct kwq_side *kwq_side_alloc(gfp_t gfp)
-{
-	struct kwq_side *s = kmem_cache_alloc(kwq_side_cache, gfp);
+/*
+ * Sides come in chunks of a page, each carved into KWQ_SIDES_PER_CHUNK
+ * sides for the queue's spares (kwq.side_spare): a queue that takes
+ * 65,536 keys at once makes 1,171 allocations, not 65,536, each a slab
+ * round trip (and under KASAN and kmemleak a stack trace and a tracked
+ * object). A queue keeps its chunks, linked on kwq.side_chunks, until it
+ * is freed: as many sides as its keys needed at once, at most one per key.
+ */
+struct kwq_side_chunk {
+	struct kwq_side_chunk *next;
+	struct kwq_side side[];
+};
 
-	if (s) {
+#define KWQ_SIDES_PER_CHUNK \
+	((PAGE_SIZE - sizeof(struct kwq_side_chunk)) / sizeof(struct kwq_side))
+
+/* Charged to the memory cgroup as records are (their caches are SLAB_ACCOUNT). */
+static struct kwq_side_chunk *kwq_side_chunk_alloc(gfp_t gfp)
+{
+	return kmalloc(struct_size((struct kwq_side_chunk *)NULL, side, KWQ_SIDES_PER_CHUNK),
+		       gfp | __GFP_ACCOUNT);
+}
+
+/* Put a new chunk's sides with the spares (a constant number of them). */
+static void kwq_side_chunk_add_locked(struct kwq *q, struct kwq_side_chunk *c)
+{
+	struct kwq_side *s;
+	u32 i;
+
+	c->next = q->side_chunks;
+	q->side_chunks = c;
+	for (i = 0; i < KWQ_SIDES_PER_CHUNK; i++) {
+		s = &c->side[i];
 		s->zero = 0;
 		RB_CLEAR_NODE(&s->entry.wait.node);
 		s->bound = 0;
-		s->next = NULL;
 		s->holder = NULL;
 		s->ticket = 0;
+		kwq_side_push(q, s);
 	}
-	return s;
-}
-
-void kwq_side_free(struct kwq_side *s)
-{
-	kmem_cache_free(kwq_side_cache, s);
 }
 
 /*
- * kwq_side_ensure_locked() with no spare: allocate one without sleeping.
- * False if that failed; the caller lets go of the lock, allocates one
- * with kwq_side_alloc() and puts it with the spares.
+ * kwq_side_ensure_locked() with no spare: a chunk without sleeping. False
+ * if that failed; the caller lets go of the lock and calls
+ * kwq_side_refill().
  */
 bool kwq_side_ensure_slow_locked(struct kwq *q)
 {
-	struct kwq_side *s = kwq_side_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+	struct kwq_side_chunk *c =
+		kwq_side_chunk_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 
-	if (!s)
+	if (!c)
 		return false;
-	kwq_side_push(q, s);
+	kwq_side_chunk_add_locked(q, c);
 	return true;
 }
 
 /*
- * Before a get batch's chunk takes a key: have @want spare sides (at most
- * KWQ_SPARE_MAX), allocated without sleeping, or, if @may_sleep, letting
- * go of the lock to sleep for them; -ENOMEM if they cannot be had. So a
- * chunk short of memory takes nothing.
+ * Before a get batch's chunk takes a key: have @want spare sides, from new
+ * chunks allocated without sleeping, or, if @may_sleep, letting go of the
+ * lock to sleep for them; -ENOMEM if they cannot be had. So a batch chunk
+ * short of memory takes nothing.
  */
 int kwq_side_reserve_locked(struct kwq *q, u32 want, bool may_sleep)
 {
-	struct kwq_side *s;
+	struct kwq_side_chunk *c;
 
-	want = min_t(u32, want, KWQ_SPARE_MAX);
 	while (q->n_side_spare < want) {
-		s = kwq_side_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
-		if (!s && may_sleep) {
+		c = kwq_side_chunk_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+		if (!c && may_sleep) {
 			kwq_unlock(q);
-			s = kwq_side_alloc(q->gfp);
+			c = kwq_side_chunk_alloc(q->gfp);
 			kwq_lock(q);
 		}
-		if (!s)
+		if (!c)
 			return -ENOMEM;
-		kwq_side_push(q, s);
+		kwq_side_chunk_add_locked(q, c);
 	}
 	return 0;
 }
 
-/* Unlocked: a side allocated with @gfp, which may sleep, for the spares; -ENOMEM. */
+/* Unlocked: a chunk of sides allocated with @gfp, which may sleep; -ENOMEM. */
 int kwq_side_refill(struct kwq *q, gfp_t gfp)
 {
-	struct kwq_side *s = kwq_side_alloc(gfp);
+	struct kwq_side_chunk *c = kwq_side_chunk_alloc(gfp);
 
-	if (!s)
+	if (!c)
 		return -ENOMEM;
 	kwq_lock(q);
-	kwq_side_push(q, s);
+	kwq_side_chunk_add_locked(q, c);
 	kwq_unlock(q);
 	return 0;
 }
 
 static void kwq_rec_free(struct kwq_item *it, u32 kind)
 {
-	/* A record freed with its queue may still have a side. */
-	if (!it->lone && it->side)
-		kwq_side_free(it->side);
 	if (it->len <= KWQ_SMALL_KEY)
 		kmem_cache_free(kwq_rec_cache(kind), it);
 	else
@@ -484,11 +490,13 @@ void kwq_records_free(struct kwq *q)
 		q->spare = it->hnext;
 		kwq_rec_free(it, kind);
 	}
-	while (q->side_spare) {
-		struct kwq_side *s = q->side_spare;
+	/* Every side, spare or not, lies in a chunk. */
+	while (q->side_chunks) {
+		struct kwq_side_chunk *c = q->side_chunks;
 
-		q->side_spare = s->next;
-		kwq_side_free(s);
+		q->side_chunks = c->next;
+		kfree(c);
 	}
+	q->side_spare = NULL;
 	q->n_side_spare = 0;
 }

@@ -106,13 +106,9 @@ static inline struct kwq_side *kwq_side_pop(struct kwq *q, struct kwq_item *it)
 	return s;
 }
 
-/* A side no longer needed: back to the spares, or freed. */
+/* A side no longer needed: back to the spares (its chunk stays). */
 static inline void kwq_side_push(struct kwq *q, struct kwq_side *s)
 {
-	if (q->n_side_spare >= KWQ_SPARE_MAX) {
-		kwq_side_free(s);
-		return;
-	}
 	s->next = q->side_spare;
 	q->side_spare = s;
 	q->n_side_spare++;

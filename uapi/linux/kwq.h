@@ -454,10 +454,11 @@ struct kwq_ioc_add_after {
  * After a shutdown the call waits (or, with KWQ_DEADLINE_NOWAIT, fails with
  * -EAGAIN) while any key is being processed, since that key can still
  * come back; -ESHUTDOWN comes once nothing is queued or processing.
- * A hand-out needs a small allocation (72 bytes, charged to the queue
- * creator's memory cgroup) unless the queue has one spare: if none can be
- * had, even sleeping (with KWQ_DEADLINE_NOWAIT or O_NONBLOCK, without
- * sleeping), the call fails with -ENOMEM and the key stays queued.
+ * A hand-out needs 72 bytes of memory (its side, allocated a page at a
+ * time and charged to the memory cgroup as key records are) unless the
+ * queue has one spare: if none can be had, even sleeping (with
+ * KWQ_DEADLINE_NOWAIT or O_NONBLOCK, without sleeping), the call fails with
+ * -ENOMEM and the key stays queued.
  */
 struct kwq_ioc_get {
 	__u64 key_ptr;
