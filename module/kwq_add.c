@@ -176,10 +176,8 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 		if (ret != -EWOULDBLOCK)
 			break;
 		if (!q->side_spare) {
-			/* Spare sides first (kwq_side_ensure_locked()). */
-			kwq_unlock(q);
-			ret = kwq_side_refill(q, gfp);
-			kwq_lock(q);
+			/* A spare side first (kwq_side_ensure_locked()). */
+			ret = kwq_side_reserve_locked(q, 1, gfp);
 			if (ret)
 				break;
 			continue;

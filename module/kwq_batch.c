@@ -144,7 +144,7 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 			  u8 *buf, u32 size, struct kwq_lease *lease, u64 *latency,
 			  bool may_sleep, int *err)
 {
-	u32 i, cap = KWQ_KEY_MAX, off = 0, len = 0;
+	u32 i, cap = KWQ_KEY_MAX, off = 0, len = 0, want;
 	struct kwq_handout h = {};
 	int ret = 0;
 
@@ -156,8 +156,8 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 				kwq_lock(q);
 			}
 			/* The chunk's sides first: short of memory, it takes nothing. */
-			ret = kwq_side_reserve_locked(q, min_t(u64, min(n - i, KWQ_BATCH_LOCK_KEYS),
-							       q->n_queued), may_sleep);
+			want = min_t(u64, min(n - i, KWQ_BATCH_LOCK_KEYS), q->n_queued);
+			ret = kwq_side_reserve_locked(q, want, may_sleep ? q->gfp : 0);
 			if (ret)
 				break;
 		}
@@ -165,10 +165,11 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 			cap = caps[i];
 		ret = kwq_take_locked(q, buf + off, min(cap, size - off), &len, lease, &h);
 		if (ret == -ENOMEM && may_sleep) {
-			/* No spare side without sleeping: sleep for one, then again. */
-			kwq_unlock(q);
-			ret = kwq_side_refill(q, q->gfp);
-			kwq_lock(q);
+			/*
+			 * Keys came while the reservation slept: sleep for a
+			 * side for this one, then again.
+			 */
+			ret = kwq_side_reserve_locked(q, 1, q->gfp);
 			if (!ret) {
 				i--;
 				continue;

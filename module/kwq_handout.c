@@ -104,16 +104,9 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 
 	if (stop && READ_ONCE(*stop))
 		return -ECANCELED;
-	for (;;) {
-		ret = kwq_try_take(q, buf, cap, len, lease, h);
-		/* No spare side without sleeping: sleep for one unless told not to. */
-		if (likely(ret != -ENOMEM) || deadline == KWQ_NOWAIT)
-			break;
-		ret = kwq_side_refill(q, q->gfp);
-		if (ret)
-			return ret;
-	}
-	if (ret != -EAGAIN || deadline == KWQ_NOWAIT)
+	ret = kwq_try_take(q, buf, cap, len, lease, h);
+	/* No key, or no spare side without sleeping: the loop may sleep for either. */
+	if ((ret != -EAGAIN && ret != -ENOMEM) || deadline == KWQ_NOWAIT)
 		return ret;
 
 	might_sleep();

@@ -168,6 +168,12 @@ static inline struct kwq_item *kwq_entry_owner(union kwq_entry *e)
 	return it->lone ? it : container_of(e, struct kwq_side, entry)->it;
 }
 
+/* The key whose entry's node @n is, on kwq.waiting. */
+static inline struct kwq_item *kwq_wait_owner(struct timerqueue_node *n)
+{
+	return kwq_entry_owner(container_of(n, union kwq_entry, wait));
+}
+
 /* The waiting entry of a WAITING key. */
 static inline union kwq_entry *kwq_item_entry(struct kwq_item *it)
 {

@@ -167,36 +167,21 @@ static void kwq_side_chunk_add_locked(struct kwq *q, struct kwq_side_chunk *c)
 }
 
 /*
- * kwq_side_ensure_locked() with no spare: a chunk without sleeping. False
- * if that failed; the caller lets go of the lock and calls
- * kwq_side_refill().
+ * Have @want spare sides: new chunks allocated without sleeping, or, if
+ * that fails and @gfp is not 0, with @gfp (which may sleep), the lock let
+ * go of meanwhile; -ENOMEM if they cannot be had. Every allocation of
+ * sides comes here: an add or get that finds none spare, a get batch
+ * before each chunk, so that a chunk short of memory takes nothing.
  */
-bool kwq_side_ensure_slow_locked(struct kwq *q)
-{
-	struct kwq_side_chunk *c =
-		kwq_side_chunk_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
-
-	if (!c)
-		return false;
-	kwq_side_chunk_add_locked(q, c);
-	return true;
-}
-
-/*
- * Before a get batch's chunk takes a key: have @want spare sides, from new
- * chunks allocated without sleeping, or, if @may_sleep, letting go of the
- * lock to sleep for them; -ENOMEM if they cannot be had. So a batch chunk
- * short of memory takes nothing.
- */
-int kwq_side_reserve_locked(struct kwq *q, u32 want, bool may_sleep)
+int kwq_side_reserve_locked(struct kwq *q, u32 want, gfp_t gfp)
 {
 	struct kwq_side_chunk *c;
 
 	while (q->n_side_spare < want) {
 		c = kwq_side_chunk_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
-		if (!c && may_sleep) {
+		if (!c && gfp) {
 			kwq_unlock(q);
-			c = kwq_side_chunk_alloc(q->gfp);
+			c = kwq_side_chunk_alloc(gfp);
 			kwq_lock(q);
 		}
 		if (!c)
@@ -206,17 +191,21 @@ int kwq_side_reserve_locked(struct kwq *q, u32 want, bool may_sleep)
 	return 0;
 }
 
-/* Unlocked: a chunk of sides allocated with @gfp, which may sleep; -ENOMEM. */
+/* kwq_side_ensure_locked() with no spare: a chunk without sleeping. */
+bool kwq_side_ensure_slow_locked(struct kwq *q)
+{
+	return !kwq_side_reserve_locked(q, 1, 0);
+}
+
+/* Unlocked: make sure of a spare side, sleeping for it with @gfp; -ENOMEM. */
 int kwq_side_refill(struct kwq *q, gfp_t gfp)
 {
-	struct kwq_side_chunk *c = kwq_side_chunk_alloc(gfp);
+	int ret;
 
-	if (!c)
-		return -ENOMEM;
 	kwq_lock(q);
-	kwq_side_chunk_add_locked(q, c);
+	ret = kwq_side_reserve_locked(q, 1, gfp);
 	kwq_unlock(q);
-	return 0;
+	return ret;
 }
 
 static void kwq_rec_free(struct kwq_item *it, u32 kind)

@@ -102,7 +102,7 @@ bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 		}
 		if (!node)
 			break;
-		it = kwq_entry_owner(container_of(node, union kwq_entry, wait));
+		it = kwq_wait_owner(node);
 		kwq_unwait_locked(q, it);
 		if (flush && !q->dead) {
 			q->fired++;
@@ -312,7 +312,7 @@ void kwq_run_due(struct kwq *q)
 		if (!node || node->expires > now)
 			break;
 		late = ktime_to_ns(ktime_sub(now, node->expires));
-		it = kwq_entry_owner(container_of(node, union kwq_entry, wait));
+		it = kwq_wait_owner(node);
 		kwq_unwait_locked(q, it);
 		q->fired++;
 		ret = kwq_mark_dirty_locked(q, it, &ready);
