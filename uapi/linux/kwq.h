@@ -455,8 +455,9 @@ struct kwq_ioc_add_after {
  * -EAGAIN) while any key is being processed, since that key can still
  * come back; -ESHUTDOWN comes once nothing is queued or processing.
  * A hand-out needs 72 bytes of memory (its side, allocated a page at a
- * time and charged to the memory cgroup as key records are) unless the
- * queue has one spare: if none can be had, even sleeping (with
+ * time and charged to the memory cgroup as key records are) unless its
+ * key has one already (it also waits) or the queue has one spare: if
+ * none can be had, even sleeping (with
  * KWQ_DEADLINE_NOWAIT or O_NONBLOCK, without sleeping), the call fails with
  * -ENOMEM and the key stays queued.
  */
