@@ -44,6 +44,10 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			cycle1p1c) ab "$v" "$r" cycle1p1c $B cycle 1 1 20000 ;;
 			hot64) ab "$v" "$r" hot64 $B dedup 1000 2 2 50000 64 ;;
 			scalew) ab "$v" "$r" scalew $B scale-wait 1000000 "$r" ;;
+			delay1k) ab "$v" "$r" delay1k $B delay 1000 100 "$r" light ;;
+			delay1kbase) ab "$v" "$r" delay1kbase $B delay-base 1000 100 "$r" light ;;
+			delay10k) ab "$v" "$r" delay10k $B delay 10000 100 "$r" ;;
+			delay10kbase) ab "$v" "$r" delay10kbase $B delay-base 10000 100 "$r" ;;
 			*) echo "KWQB-FAIL unknown figure $f"; failed=1 ;;
 			esac
 		done

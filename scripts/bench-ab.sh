@@ -6,7 +6,12 @@
 # under -icount shift=0 (1 vCPU: its clock counts instructions) loads
 # them in turn, twice over, and runs the same single-thread figures of
 # kwq_bench (from the working tree) against each. FIGUREs (default: all)
-# are floor ops cycle1 cycle1dg batch64 batch512 kernel. Prints a table of
+# are floor ops cycle1 cycle1dg batch64 batch512 kernel; delay1k and
+# delay10k (add-after lateness, 1,000 or 10,000 keys over 100 ms) and
+# delay1kbase and delay10kbase (the same deadlines slept by
+# clock_nanosleep) are asked for by name: under -icount their lateness is
+# the instructions run from the deadline to the consumer's clock read, in
+# virtual µs (1,000 instructions each). Prints a table of
 # instructions per call or key, one column per version, and writes
 # build/ab/table.txt. The two rounds agree to a few instructions; a
 # difference larger than that is the change's. --perf "ARGS[;ARGS...]"
@@ -104,7 +109,7 @@ scripts/vm-run.sh "${vm[@]}" --kernel "$KWQ_KERNEL" --files "$out/files" \
 # rounds' values side by side per version.
 awk -v n="$i" '
 	$1 == "KWQB-AB" { k = $4; if (!(k in seen)) { seen[k] = 1; order[++m] = k }
-		v[k, $2] = v[k, $2] (v[k, $2] == "" ? "" : "/") sprintf("%.0f", $5); unit[k] = $6
+		v[k, $2] = v[k, $2] (v[k, $2] == "" ? "" : "/") sprintf($6 == "us" ? "%.3f" : "%.0f", $5); unit[k] = $6
 		c = ++cnt[k, $2]; x[k, $2, c] = $5 }
 	# The median of a version'"'"'s rounds (insertion sort: a few values).
 	function median(k, j,   c, a, b, t) {
