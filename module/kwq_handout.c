@@ -69,6 +69,12 @@ int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_leas
 	return 0;
 }
 
+/* Whether a get that found @ret may sleep for a key (none) or a side (no spare one). */
+static bool kwq_may_wait_for(int ret)
+{
+	return ret == -EAGAIN || ret == -ENOMEM;
+}
+
 static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
 			struct kwq_lease *lease, struct kwq_handout *h)
 {
@@ -106,7 +112,7 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		return -ECANCELED;
 	ret = kwq_try_take(q, buf, cap, len, lease, h);
 	/* No key, or no spare side without sleeping: the loop may sleep for either. */
-	if ((ret != -EAGAIN && ret != -ENOMEM) || deadline == KWQ_NOWAIT)
+	if (!kwq_may_wait_for(ret) || deadline == KWQ_NOWAIT)
 		return ret;
 
 	might_sleep();
@@ -141,6 +147,14 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		if (ret)
 			break;
 		slept = true;
+		/*
+		 * Most wakes are for a key: look before arming anything again
+		 * (a wake that finds none goes round the loop, counted there).
+		 */
+		ret = stop && READ_ONCE(*stop) ? -ECANCELED :
+		      kwq_try_take(q, buf, cap, len, lease, h);
+		if (!kwq_may_wait_for(ret))
+			break;
 	}
 	finish_wait(&q->get_wait, &wait);
 	if (keeper)
