@@ -34,6 +34,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			case $f in
 			floor) ab "$v" "$r" floor $B floor 100000 ;;
 			ops) ab "$v" "$r" ops $B ops 40 500 ;;
+			dup) ab "$v" "$r" dup $B dup 100000 ;;
 			cycle1) ab "$v" "$r" cycle1 $B cycle1 20000 ;;
 			cycle1dg) ab "$v" "$r" cycle1dg $B cycle1dg 20000 ;;
 			batch64) ab "$v" "$r" batch64 $B batch1 64 40960 ;;
