@@ -6,7 +6,7 @@
 # under -icount shift=0 (1 vCPU: its clock counts instructions) loads
 # them in turn, twice over, and runs the same single-thread figures of
 # kwq_bench (from the working tree) against each. FIGUREs (default: all)
-# are floor ops cycle1 cycle1dg batch64 batch512 kernel; delay1k and
+# are floor ops dup cycle1 cycle1dg batch64 batch512 kernel; delay1k and
 # delay10k (add-after lateness, 1,000 or 10,000 keys over 100 ms) and
 # delay1kbase and delay10kbase (the same deadlines slept by
 # clock_nanosleep) are asked for by name: under -icount their lateness is
@@ -42,7 +42,7 @@ done
 while [[ $# -gt 0 && $1 != -- ]]; do revs+=("$1"); shift; done
 [[ $# -eq 0 ]] || { shift; figs=("$@"); }
 ((${#revs[@]} >= 1)) || { echo "usage: scripts/bench-ab.sh REV... [-- FIGURE...]" >&2; exit 2; }
-((${#figs[@]})) || figs=(floor ops cycle1 cycle1dg batch64 batch512 kernel)
+((${#figs[@]})) || figs=(floor ops dup cycle1 cycle1dg batch64 batch512 kernel)
 
 scripts/deps.sh
 eval "$(scripts/kernel.sh stock)"
