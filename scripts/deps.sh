@@ -22,6 +22,8 @@ pkgs=(
 	gcc gcc-multilib make perl sparse shellcheck
 	# benchmark plots
 	gnuplot-nox
+	# the documentation's reStructuredText, parsed by scripts/lint.sh
+	python3-docutils
 )
 
 # "install ok installed" is the only state that counts as present.
