@@ -28,6 +28,17 @@ step() {
 	echo "KWQB-TIME $name $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
 }
 
+# paired KEY NAME COMMAND...: step NAME right after a floor of its own
+# (KWQB pair.KEY.ioctl), for the targets judged in floor units: the ratio
+# of KEY to the floor just before it moves less with the host's load than
+# one to a floor a round apart (scripts/bench.sh, floors.KEY).
+paired() {
+	key=$1
+	shift
+	step "pair.$key" $B floor "$N_FLOOR" "pair.$key"
+	step "$@"
+}
+
 echo "KWQB-INFO kernel $(uname -r)"
 echo "KWQB-INFO cpus $(grep -c '^processor' /proc/cpuinfo)"
 echo "KWQB-INFO cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
@@ -58,11 +69,15 @@ while [ $r -le "$REPS" ]; do
 	step cycle.1p1c.dg $B cycle 1 1 "$N_CYCLE" dg
 	step cycle.2p2c.dg $B cycle 2 2 "$N_CYCLE" dg
 	for b in 1 8 64 512; do
-		step batch.1t.$b $B batch1 $b "$N_BATCH"
+		if [ "$b" = 64 ]; then
+			paired batch.1t.64 batch.1t.64 $B batch1 64 "$N_BATCH"
+		else
+			step batch.1t.$b $B batch1 $b "$N_BATCH"
+		fi
 		step batch.1p1c.$b $B batch $b "$N_BATCH"
 	done
-	step kernel.1t kernel kernel.1t "cycle $N_KERNEL"
-	step kernel.1p1c kernel kernel.1p1c "pc $N_KERNEL 1 1"
+	paired kernel.1t kernel.1t kernel kernel.1t "cycle $N_KERNEL"
+	paired kernel.1p1c kernel.1p1c kernel kernel.1p1c "pc $N_KERNEL 1 1"
 	step kernel.2p2c kernel kernel.2p2c "pc $N_KERNEL 2 2"
 	# The same on a priority queue (adds at all 16 priorities in turn).
 	step kernel.1t.prio kernel kernel.1t.prio "prio-cycle $N_KERNEL"
@@ -71,7 +86,7 @@ while [ $r -le "$REPS" ]; do
 	step mq.1p1c $B mq 1 1 "$N_CYCLE"
 	step mq.2p2c $B mq 2 2 "$N_CYCLE"
 	step dedup $B dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS"
-	step dedup.b64 $B dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS" 64
+	paired dedup.b64.adds dedup.b64 $B dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS" 64
 	step delay $B delay "$N_DELAY" "$DELAY_MAX_MS" $r delay
 	step delay-base $B delay-base "$N_DELAY" "$DELAY_MAX_MS" $r delay
 	# A tenth of the keys: the consumer keeps up even under emulation.

@@ -10,7 +10,8 @@
  * repeats the subcommands inside the test guest; scripts/bench.sh turns
  * the lines into the table, results.csv and the plots. Keys are 32 bytes.
  *
- *   floor ITERS                   no-op ioctl (KWQ_IOC_VERSION) and getppid()
+ *   floor ITERS [NAME]            no-op ioctl (KWQ_IOC_VERSION) and getppid(), as
+ *                                 NAME.ioctl and NAME.getppid (default floor)
  *   cycle1 N                      add; get; done of N keys in one thread
  *   cycle1dg N                    add; done+get (KWQ_IOC_DONE_GET) of N keys, one thread
  *   ops ROUNDS K                  each operation alone, per call, K keys a round
@@ -189,7 +190,9 @@ static void add_key(int fd, const char *key)
 static int cmd_floor(int argc, char **argv)
 {
 	unsigned long n = argc > 0 ? num(argv[0]) : 200000, i;
+	const char *prefix = argc > 1 ? argv[1] : "floor";
 	struct kwq_ioc_version v;
+	char name[64];
 	uint64_t t0, t1;
 	int fd = open(KWQ_DEFAULT_DEV, O_RDONLY | O_CLOEXEC);
 
@@ -202,12 +205,14 @@ static int cmd_floor(int argc, char **argv)
 			die("KWQ_IOC_VERSION: %s", strerror(errno));
 	}
 	t1 = now_ns();
-	result("floor.ioctl", (double)(t1 - t0) / n, "ns/call");
+	snprintf(name, sizeof(name), "%s.ioctl", prefix);
+	result(name, (double)(t1 - t0) / n, "ns/call");
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	t1 = now_ns();
-	result("floor.getppid", (double)(t1 - t0) / n, "ns/call");
+	snprintf(name, sizeof(name), "%s.getppid", prefix);
+	result(name, (double)(t1 - t0) / n, "ns/call");
 	close(fd);
 	return 0;
 }
