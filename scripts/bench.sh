@@ -122,8 +122,9 @@ cpus=$(awk '$1 == "KWQB-INFO" && $2 == "cpus" { print $3 }' "$out/guest.out")
 cpu=$(awk '$1 == "KWQB-INFO" && $2 == "cpu" { $1 = $2 = ""; sub(/^ +/, ""); print }' "$out/guest.out")
 
 # Rows of the table: figure | label | baseline (a figure, or =constant) |
-# factor applied to the baseline | baseline label (no commas: results.csv). Ratio = median / (factor *
+# factor applied to the baseline | baseline label. Ratio = median / (factor *
 # baseline median): for times below 1 is faster, for rates above 1 is faster.
+# Labels go into results.csv unquoted: no commas (checked below).
 rows=$(cat <<'EOF'
 floor.ioctl|no-op ioctl /dev/kwq (VERSION)|floor.getppid|1|getppid()
 floor.getppid|getppid()|-|1|-
@@ -227,6 +228,12 @@ ic.go.cycle.1t.dg|[insns] Go Add+DoneGet|ic.cycle.1t.dg|1|C add+done_get
 ic.go.batch.1t.64|[insns] Go batches of 64 per key|ic.batch.1t.64|1|C batches of 64
 EOF
 )
+
+if cut -d'|' -f2,5 <<<"$rows" | grep -q ,; then
+	say "a row label has a comma, which would shift results.csv's columns:"
+	cut -d'|' -f1,2,5 <<<"$rows" | grep , >&2
+	exit 1
+fi
 
 # min/median/max per figure, then the rows with their ratios.
 awk -F, -v rows="$rows" '
