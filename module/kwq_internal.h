@@ -176,7 +176,9 @@ struct kwq_hist {
  *	(kwq_record.c), linked through their first word; all freed with the
  *	queue.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
- * @n_queued: length of @ready.
+ * @n_queued: keys ready to hand out (on @ready, @prio or @ten). Also
+ *	read without the lock, as a hint, by a get batch after its first
+ *	key (kwq_get_batch_leased()).
  * @n_processing: items with KWQ_ITEM_PROCESSING.
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
  * @n_waiting: WAITING items, on @waiting or in @far.
