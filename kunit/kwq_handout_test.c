@@ -3,7 +3,8 @@
  * KUnit: the end of a hand-out, and of a queue. Consumers stay after a
  * shutdown while a processing key can come back; a destroyed or freed
  * queue runs no deadline and tells its clock so; one deadline wakes one
- * or two sleeping consumers, not all of them.
+ * or two sleeping consumers, not all of them; a woken get batch takes
+ * every key ready by then.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -243,6 +244,66 @@ static void kwq_handout_test_pool_late_done(struct kunit *test)
 	kwq_destroy(q);
 }
 
+struct batch_adder {
+	struct kwq *q;
+	struct completion done;
+	int ret;
+};
+
+/* Once a consumer sleeps on the queue, add three keys in one lock hold. */
+static int batch_adder_fn(void *arg)
+{
+	struct batch_adder *a = arg;
+	struct kwq_key keys[3] = {
+		{ .key = "b1", .len = 2 }, { .key = "b2", .len = 2 }, { .key = "b3", .len = 2 },
+	};
+	u32 results[3];
+	int i;
+
+	/*
+	 * A look without the wait queue's lock is enough: keys added before
+	 * the consumer waits are taken by its first look, all three too.
+	 */
+	for (i = 0; i < 10000 && !waitqueue_active(&a->q->get_wait); i++)
+		usleep_range(100, 200);
+	a->ret = kwq_add_batch(a->q, keys, 3, KWQ_POLICY_DEFAULT, results);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * A get batch whose wait ends takes, besides the key it woke for, every
+ * key ready by then: here the three keys one add batch readied at once.
+ * Its look for more goes without the lock (kwq_get_batch_leased());
+ * one that never looked would return 1.
+ */
+static void kwq_handout_test_woken_batch_takes_ready(struct kunit *test)
+{
+	struct batch_adder *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct kwq *q = kwq_create(NULL, NULL);
+	static const char *const want[] = { "b1", "b2", "b3" };
+	char *buf = kunit_kzalloc(test, 4 * KWQ_KEY_MAX, GFP_KERNEL);
+	struct kwq_key got[4];
+	int i, n;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	a->q = q;
+	init_completion(&a->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(batch_adder_fn, a, "kwq-batch-adder")));
+	n = kwq_get_batch(q, got, 4, buf, 4 * KWQ_KEY_MAX, kwq_deadline_after(10 * NSEC_PER_SEC));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&a->done, 10 * HZ));
+	KUNIT_EXPECT_EQ(test, a->ret, 3);
+	/* Expect, not assert: the queue is destroyed whatever came. */
+	KUNIT_EXPECT_EQ(test, n, 3);
+	for (i = 0; i < min(n, 3); i++) {
+		KUNIT_EXPECT_EQ(test, got[i].len, 2);
+		KUNIT_EXPECT_EQ(test, memcmp(got[i].key, want[i], 2), 0);
+	}
+	kwq_destroy(q);
+}
+
 static struct kunit_case kwq_handout_cases[] = {
 	KUNIT_CASE(kwq_handout_test_shutdown_waits_for_processing),
 	KUNIT_CASE(kwq_handout_test_shutdown_timeout_returns),
@@ -250,6 +311,7 @@ static struct kunit_case kwq_handout_cases[] = {
 	KUNIT_CASE(kwq_handout_test_release_tells_clock),
 	KUNIT_CASE(kwq_handout_test_one_wake_per_deadline),
 	KUNIT_CASE(kwq_handout_test_pool_late_done),
+	KUNIT_CASE(kwq_handout_test_woken_batch_takes_ready),
 	{}
 };
 
