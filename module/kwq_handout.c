@@ -75,11 +75,14 @@ static bool kwq_may_wait_for(int ret)
 	return ret == -EAGAIN || ret == -ENOMEM;
 }
 
+/* One look of the wait loop: -ECANCELED once @stop is set, else a take. */
 static int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
-			struct kwq_lease *lease, struct kwq_handout *h)
+			struct kwq_lease *lease, struct kwq_handout *h, const bool *stop)
 {
 	int ret;
 
+	if (stop && READ_ONCE(*stop))
+		return -ECANCELED;
 	kwq_lock(q);
 	ret = kwq_take_locked(q, buf, cap, len, lease, h);
 	kwq_unlock(q);
@@ -108,9 +111,7 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 	bool keeper = false, slept = false;
 	int ret;
 
-	if (stop && READ_ONCE(*stop))
-		return -ECANCELED;
-	ret = kwq_try_take(q, buf, cap, len, lease, h);
+	ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
 	/* No key, or no spare side without sleeping: the loop may sleep for either. */
 	if (!kwq_may_wait_for(ret) || deadline == KWQ_NOWAIT)
 		return ret;
@@ -122,11 +123,7 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		ktime_t wake_at = kwq_consumer_timer(q, &keeper);
 
 		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
-		if (stop && READ_ONCE(*stop)) {
-			ret = -ECANCELED;
-			break;
-		}
-		ret = kwq_try_take(q, buf, cap, len, lease, h);
+		ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
 		if (unlikely(ret == -ENOMEM)) {
 			/* Sleep for a side as a running task, then look again. */
 			__set_current_state(TASK_RUNNING);
@@ -151,8 +148,7 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		 * Most wakes are for a key: look before arming anything again
 		 * (a wake that finds none goes round the loop, counted there).
 		 */
-		ret = stop && READ_ONCE(*stop) ? -ECANCELED :
-		      kwq_try_take(q, buf, cap, len, lease, h);
+		ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
 		if (!kwq_may_wait_for(ret))
 			break;
 	}
