@@ -176,8 +176,8 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 		if (ret != -EWOULDBLOCK)
 			break;
 		if (!q->side_spare) {
-			/* A spare side first (kwq_side_ensure_locked()). */
-			ret = kwq_side_reserve_locked(q, 1, gfp);
+			/* A spare side first (kwq_side_ensure_locked() failed). */
+			ret = kwq_side_refill_locked(q, gfp);
 			if (ret)
 				break;
 			continue;

@@ -169,7 +169,7 @@ static u32 kwq_take_batch(struct kwq *q, struct kwq_key *out, const u32 *caps, u
 			 * Keys came while the reservation slept: sleep for a
 			 * side for this one, then again.
 			 */
-			ret = kwq_side_reserve_locked(q, 1, q->gfp);
+			ret = kwq_side_refill_locked(q, q->gfp);
 			if (!ret) {
 				i--;
 				continue;

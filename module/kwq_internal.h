@@ -448,6 +448,7 @@ static inline void kwq_unlocked_work_init(struct kwq_unlocked_work *w)
 /* kwq_record.c: sides (struct kwq_side), which kwq_state.h takes and returns. */
 bool kwq_side_ensure_slow_locked(struct kwq *q);
 int kwq_side_reserve_locked(struct kwq *q, u32 want, gfp_t gfp);
+int kwq_side_refill_locked(struct kwq *q, gfp_t gfp);
 int kwq_side_refill(struct kwq *q, gfp_t gfp);
 
 /*

@@ -166,12 +166,25 @@ static void kwq_side_chunk_add_locked(struct kwq *q, struct kwq_side_chunk *c)
 	}
 }
 
+/* A chunk allocated with @gfp, which may sleep: the lock is let go of meanwhile. */
+static struct kwq_side_chunk *kwq_side_chunk_alloc_unlocked(struct kwq *q, gfp_t gfp)
+	__releases(&q->lock) __acquires(&q->lock)
+{
+	struct kwq_side_chunk *c;
+
+	kwq_unlock(q);
+	c = kwq_side_chunk_alloc(gfp);
+	kwq_lock(q);
+	return c;
+}
+
 /*
  * Have @want spare sides: new chunks allocated without sleeping, or, if
  * that fails and @gfp is not 0, with @gfp (which may sleep), the lock let
  * go of meanwhile; -ENOMEM if they cannot be had. Every allocation of
- * sides comes here: an add or get that finds none spare, a get batch
- * before each chunk, so that a chunk short of memory takes nothing.
+ * sides comes here or to kwq_side_refill_locked(): an add or get that
+ * finds none spare, a get batch before each chunk, so that a chunk short
+ * of memory takes nothing.
  */
 int kwq_side_reserve_locked(struct kwq *q, u32 want, gfp_t gfp)
 {
@@ -179,11 +192,8 @@ int kwq_side_reserve_locked(struct kwq *q, u32 want, gfp_t gfp)
 
 	while (q->n_side_spare < want) {
 		c = kwq_side_chunk_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
-		if (!c && gfp) {
-			kwq_unlock(q);
-			c = kwq_side_chunk_alloc(gfp);
-			kwq_lock(q);
-		}
+		if (!c && gfp)
+			c = kwq_side_chunk_alloc_unlocked(q, gfp);
 		if (!c)
 			return -ENOMEM;
 		kwq_side_chunk_add_locked(q, c);
@@ -197,13 +207,32 @@ bool kwq_side_ensure_slow_locked(struct kwq *q)
 	return !kwq_side_reserve_locked(q, 1, 0);
 }
 
-/* Unlocked: make sure of a spare side, sleeping for it with @gfp; -ENOMEM. */
+/*
+ * After kwq_side_ensure_locked() failed (its allocation without sleeping
+ * is not tried again): a spare side, a chunk allocated with @gfp, which
+ * may sleep, the lock let go of meanwhile, unless one came back before;
+ * -ENOMEM.
+ */
+int kwq_side_refill_locked(struct kwq *q, gfp_t gfp)
+{
+	struct kwq_side_chunk *c;
+
+	if (q->side_spare)
+		return 0;
+	c = kwq_side_chunk_alloc_unlocked(q, gfp);
+	if (!c)
+		return -ENOMEM;
+	kwq_side_chunk_add_locked(q, c);
+	return 0;
+}
+
+/* Unlocked: kwq_side_refill_locked(). */
 int kwq_side_refill(struct kwq *q, gfp_t gfp)
 {
 	int ret;
 
 	kwq_lock(q);
-	ret = kwq_side_reserve_locked(q, 1, gfp);
+	ret = kwq_side_refill_locked(q, gfp);
 	kwq_unlock(q);
 	return ret;
 }
