@@ -355,6 +355,93 @@ static void kwq_bound_test_spares(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kwq_len(q), (u64)SPARE_KEYS);
 }
 
+/*
+ * Sides (struct kwq_side) are bounded too: a queue keeps the pages its
+ * keys' sides came from while any side is in use, and once none is, a
+ * worker frees all but KWQ_SIDES_KEPT sides' worth (KWQ_SPARE_MAX keys,
+ * rounded up to whole pages).
+ */
+#define SIDE_KEYS	(KWQ_SIDES_KEPT + 3 * KWQ_SIDES_PER_CHUNK)
+
+struct side_count {
+	u32 sides;
+	u32 spare;
+};
+
+static struct side_count side_count(struct kwq *q)
+{
+	struct side_count c;
+
+	kwq_lock(q);
+	c.sides = q->n_sides;
+	c.spare = q->n_side_spare;
+	kwq_unlock(q);
+	return c;
+}
+
+/* Run the worker now, with the reference kwq_sides_idle_locked() takes. */
+static void run_sides_work(struct kwq *q)
+{
+	flush_work(&q->sides_work);
+	kwq_lock(q);
+	q->sides_trimming = true;
+	kwq_unlock(q);
+	kwq_get_ref(q);
+	schedule_work(&q->sides_work);
+	flush_work(&q->sides_work);
+}
+
+/* Take @n keys from @first on and finish all but @keep of them. */
+static void take_and_finish(struct kunit *test, struct kwq *q, u32 first, u32 n, u32 keep)
+{
+	char key[16], buf[16];
+	u32 i, len;
+
+	for (i = first; i < first + n; i++) {
+		key_of(key, i);
+		KUNIT_ASSERT_EQ(test, kwq_add(q, key, 9), KWQ_ADD_QUEUED);
+		KUNIT_ASSERT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), 0);
+	}
+	for (i = first; i < first + n - keep; i++) {
+		key_of(key, i);
+		KUNIT_ASSERT_EQ(test, kwq_done(q, key, 9), KWQ_DONE_FINISHED);
+	}
+}
+
+static void kwq_bound_test_sides(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+	struct side_count c;
+	char key[16];
+	u32 round;
+
+	KUNIT_ASSERT_GE(test, q->max_items, SIDE_KEYS);
+	for (round = 0; round < 2; round++) {
+		/* All but the last key done: one side is in use. */
+		take_and_finish(test, q, 0, SIDE_KEYS, 1);
+		c = side_count(q);
+		KUNIT_EXPECT_GE(test, c.sides, SIDE_KEYS);
+		KUNIT_EXPECT_EQ(test, c.spare, c.sides - 1);
+		/* The worker, even run, frees nothing. */
+		run_sides_work(q);
+		KUNIT_EXPECT_EQ(test, side_count(q).sides, c.sides);
+		key_of(key, SIDE_KEYS - 1);
+		KUNIT_ASSERT_EQ(test, kwq_done(q, key, 9), KWQ_DONE_FINISHED);
+		/* None in use: the queue keeps KWQ_SIDES_KEPT, all spare. */
+		flush_work(&q->sides_work);
+		c = side_count(q);
+		KUNIT_EXPECT_EQ(test, c.sides, KWQ_SIDES_KEPT);
+		KUNIT_EXPECT_EQ(test, c.spare, KWQ_SIDES_KEPT);
+	}
+	/* Up to KWQ_SIDES_KEPT keys at once neither allocate nor free sides. */
+	take_and_finish(test, q, 0, KWQ_SIDES_KEPT, 0);
+	run_sides_work(q);
+	c = side_count(q);
+	KUNIT_EXPECT_EQ(test, c.sides, KWQ_SIDES_KEPT);
+	KUNIT_EXPECT_EQ(test, c.spare, KWQ_SIDES_KEPT);
+}
+
 static struct kunit_case kwq_bound_cases[] = {
 	KUNIT_CASE(kwq_bound_test_lease_end),
 	KUNIT_CASE(kwq_bound_test_busy_order),
@@ -365,6 +452,7 @@ static struct kunit_case kwq_bound_cases[] = {
 	KUNIT_CASE(kwq_bound_test_hrtimer),
 	KUNIT_CASE(kwq_bound_test_processing_timeout),
 	KUNIT_CASE(kwq_bound_test_spares),
+	KUNIT_CASE(kwq_bound_test_sides),
 	{}
 };
 

@@ -134,6 +134,7 @@ extern const u8 kwq_hist_below[65];
 void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head);
 int kwq_mark_dirty_locked(struct kwq *q, struct kwq_item *it, unsigned int *ready);
 void kwq_resize_work(struct work_struct *work);
+void kwq_sides_work(struct work_struct *work);
 
 /*
  * Keys are hashed once per call (kwq_table_hash(), with the queue's own

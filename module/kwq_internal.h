@@ -48,6 +48,16 @@ struct kwq_side_chunk;
  */
 #define KWQ_SPARE_MAX		512
 
+/*
+ * Sides (struct kwq_side) come a page at a time (struct kwq_side_chunk,
+ * kwq_record.c: a link, then the sides). Once none is in use, a queue
+ * keeps the pages of KWQ_SPARE_MAX sides (10 pages, 40 KiB) for the
+ * same reason it keeps spare records, and frees the rest.
+ */
+#define KWQ_SIDES_PER_CHUNK	((PAGE_SIZE - sizeof(void *)) / sizeof(struct kwq_side))
+#define KWQ_SIDES_KEPT		(DIV_ROUND_UP(KWQ_SPARE_MAX, KWQ_SIDES_PER_CHUNK) * \
+				 KWQ_SIDES_PER_CHUNK)
+
 /**
  * struct kwq_busy - the processing keys of one holder, oldest first
  * @items: the items, linked through kwq_item.ready in the order they
@@ -173,8 +183,11 @@ struct kwq_hist {
  *	allocated it.
  * @n_side_spare: length of @side_spare.
  * @side_chunks: the pages the queue's sides were carved from
- *	(kwq_record.c), linked through their first word; all freed with the
- *	queue.
+ *	(kwq_record.c), linked through their first word, newest first.
+ *	Once no side is in use, @sides_work frees all but KWQ_SIDES_KEPT
+ *	sides' worth; those go with the queue.
+ * @n_sides: sides carved from @side_chunks, spare or in use.
+ * @sides_trimming: @sides_work is queued and holds a reference.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: keys ready to hand out (on @ready, @prio or @ten). Also
  *	read without the lock, as a hint, by a get batch after its first
@@ -242,6 +255,7 @@ struct kwq_hist {
  * @drain_wait: callers blocked in kwq_shutdown_drain().
  * @ref: references; the last kwq_put() frees the queue.
  * @resize_work: resizes @items (kwq_resize_work()).
+ * @sides_work: frees the chunks of sides no key uses (kwq_sides_work()).
  * @timer: the soft hrtimer armed for @armed: the earliest waiting
  *	deadline, a far slot's move (kwq_far.h) or a processing timeout.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
@@ -279,6 +293,8 @@ struct kwq {
 	struct kwq_side *side_spare;
 	u32 n_side_spare;
 	struct kwq_side_chunk *side_chunks;
+	u32 n_sides;
+	bool sides_trimming;
 	struct kwq_rl rl;
 	u64 n_queued;
 	u64 n_processing;
@@ -333,6 +349,7 @@ struct kwq {
 	wait_queue_head_t drain_wait;
 	struct kref ref;
 	struct work_struct resize_work;
+	struct work_struct sides_work;
 	struct hrtimer timer;
 	struct kwq_clock *clock;
 	u32 policy;
@@ -450,6 +467,7 @@ bool kwq_side_ensure_slow_locked(struct kwq *q);
 int kwq_side_reserve_locked(struct kwq *q, u32 want, gfp_t gfp);
 int kwq_side_refill_locked(struct kwq *q, gfp_t gfp);
 int kwq_side_refill(struct kwq *q, gfp_t gfp);
+void kwq_sides_idle_locked(struct kwq *q);
 
 /*
  * Before an add or a get that may take a side changes anything: make sure

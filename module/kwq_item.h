@@ -67,7 +67,8 @@ union kwq_entry {
  * A queue's sides come from its spares (kwq.side_spare), which every add
  * and get that may need one fills first (kwq_side_ensure_locked()), so
  * the transitions of kwq_state.h that take one never fail; they are
- * carved from pages the queue keeps until it is freed (kwq_record.c).
+ * carved from pages the queue keeps while any side is in use, then
+ * KWQ_SIDES_KEPT sides' worth (kwq_record.c).
  * Under kwq.lock.
  */
 struct kwq_side {

@@ -482,6 +482,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		strscpy(q->name, name, sizeof(q->name));
 
 	INIT_WORK(&q->resize_work, kwq_resize_work);
+	INIT_WORK(&q->sides_work, kwq_sides_work);
 	if (attr && attr->priority) {
 		q->prio = kwq_prio_new(attr->aging_ns, q->gfp);
 		if (!q->prio) {

@@ -129,16 +129,19 @@ size_t kwq_rec_bytes(u32 kind, u32 key_len)
  * sides for the queue's spares (kwq.side_spare): a queue that takes
  * 65,536 keys at once makes 1,171 allocations, not 65,536, each a slab
  * round trip (and under KASAN and kmemleak a stack trace and a tracked
- * object). A queue keeps its chunks, linked on kwq.side_chunks, until it
- * is freed: as many sides as its keys needed at once, at most one per key.
+ * object). A queue keeps its chunks, linked on kwq.side_chunks, while any
+ * side is in use: as many as its keys needed at once, at most one per
+ * key. When the last side in use comes back, a worker frees all but
+ * KWQ_SIDES_KEPT sides' worth (kwq_sides_work()), so a burst does not pin
+ * its pages for the queue's life, and batches of up to KWQ_SPARE_MAX keys
+ * going round do not allocate them again and again.
  */
 struct kwq_side_chunk {
 	struct kwq_side_chunk *next;
 	struct kwq_side side[];
 };
 
-#define KWQ_SIDES_PER_CHUNK \
-	((PAGE_SIZE - sizeof(struct kwq_side_chunk)) / sizeof(struct kwq_side))
+static_assert(sizeof(struct kwq_side_chunk) == sizeof(void *));
 
 /* Charged to the memory cgroup as records are (their caches are SLAB_ACCOUNT). */
 static struct kwq_side_chunk *kwq_side_chunk_alloc(gfp_t gfp)
@@ -155,6 +158,7 @@ static void kwq_side_chunk_add_locked(struct kwq *q, struct kwq_side_chunk *c)
 
 	c->next = q->side_chunks;
 	q->side_chunks = c;
+	q->n_sides += KWQ_SIDES_PER_CHUNK;
 	for (i = 0; i < KWQ_SIDES_PER_CHUNK; i++) {
 		s = &c->side[i];
 		s->zero = 0;
@@ -235,6 +239,64 @@ int kwq_side_refill(struct kwq *q, gfp_t gfp)
 	ret = kwq_side_refill_locked(q, gfp);
 	kwq_unlock(q);
 	return ret;
+}
+
+/*
+ * Called by kwq_side_push() when no side is in use and the queue has more
+ * than KWQ_SIDES_KEPT: free the rest in a worker, which holds a reference.
+ * Context: under kwq.lock, any context that may take it.
+ */
+void kwq_sides_idle_locked(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->sides_trimming || q->dead)
+		return;
+	q->sides_trimming = true;
+	kwq_get_ref(q);
+	queue_work(kwq_resize_wq, &q->sides_work);
+}
+
+/*
+ * If no side is in use now (a key may have taken one since
+ * kwq_sides_idle_locked()), keep the newest chunks of KWQ_SIDES_KEPT
+ * sides: their sides become the only spares, in one hold of a constant
+ * length (KWQ_SIDES_KEPT sides); the other chunks are freed after it. A
+ * queue that needs more again allocates them again.
+ * Context: process context (the resize workqueue).
+ */
+void kwq_sides_work(struct work_struct *work)
+{
+	struct kwq *q = container_of(work, struct kwq, sides_work);
+	struct kwq_side_chunk *c, *keep, *rest = NULL;
+	u32 i;
+
+	kwq_lock(q);
+	if (!q->dead && q->n_side_spare == q->n_sides && q->n_sides > KWQ_SIDES_KEPT) {
+		keep = q->side_chunks;
+		c = keep;
+		for (i = KWQ_SIDES_PER_CHUNK; i < KWQ_SIDES_KEPT; i += KWQ_SIDES_PER_CHUNK)
+			c = c->next;
+		rest = c->next;
+		c->next = NULL;
+		q->side_chunks = NULL;
+		q->side_spare = NULL;
+		q->n_side_spare = 0;
+		q->n_sides = 0;
+		while (keep) {
+			c = keep;
+			keep = keep->next;
+			kwq_side_chunk_add_locked(q, c);
+		}
+	}
+	q->sides_trimming = false;
+	kwq_unlock(q);
+	while (rest) {
+		c = rest;
+		rest = rest->next;
+		kfree(c);
+		cond_resched();
+	}
+	kwq_put(q);
 }
 
 static void kwq_rec_free(struct kwq_item *it, u32 kind)
@@ -517,4 +579,5 @@ void kwq_records_free(struct kwq *q)
 	}
 	q->side_spare = NULL;
 	q->n_side_spare = 0;
+	q->n_sides = 0;
 }

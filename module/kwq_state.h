@@ -106,12 +106,16 @@ static inline struct kwq_side *kwq_side_pop(struct kwq *q, struct kwq_item *it)
 	return s;
 }
 
-/* A side no longer needed: back to the spares (its chunk stays). */
+/*
+ * A side no longer needed: back to the spares. The last one in use of a
+ * queue with more than KWQ_SIDES_KEPT has the rest freed (kwq_record.c).
+ */
 static inline void kwq_side_push(struct kwq *q, struct kwq_side *s)
 {
 	s->next = q->side_spare;
 	q->side_spare = s;
-	q->n_side_spare++;
+	if (unlikely(++q->n_side_spare == q->n_sides) && q->n_sides > KWQ_SIDES_KEPT)
+		kwq_sides_idle_locked(q);
 }
 
 /* The record's own fields again, once its entry left it. */
