@@ -288,12 +288,12 @@ int kwq_get_payload(struct kwq *q, void *buf, u32 cap, u32 *len, void *pbuf, u32
 EXPORT_SYMBOL_GPL(kwq_get_payload);
 
 /*
- * Find the hand-out the caller may end. @ticket, if not 0, names it: the
- * key must be processing under that ticket. Without one, a lease (a
- * /dev/kwq file) may end its own keys and unleased ones, whichever
- * hand-out is live. A kernel caller (@lease NULL) may end any key, but
- * must name the hand-out on a queue with a processing timeout, where a
- * hand-out can be taken back and given to another worker.
+ * Find the hand-out the caller may end. A lease (a /dev/kwq file) may end
+ * its own keys and unleased ones; a kernel caller (@lease NULL), any key.
+ * @ticket, if not 0, also names the hand-out: the key must be processing
+ * under that ticket. It narrows what a caller may end, never widens it.
+ * A kernel caller must name the hand-out on a queue with a processing
+ * timeout, where a hand-out can be taken back and given to another worker.
  */
 static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32 len,
 					     struct kwq_lease *lease, u64 ticket,
@@ -308,8 +308,9 @@ static inline int kwq_find_processing_locked(struct kwq *q, const void *key, u32
 	it = kwq_find_locked(q, key, len);
 	if (!it || !(it->state & KWQ_ITEM_PROCESSING))
 		return -ENOENT;
-	if (ticket ? kwq_item_ticket(it) != ticket :
-	    lease && it->side->holder != &q->unleased && it->side->holder != &lease->busy)
+	if (ticket && kwq_item_ticket(it) != ticket)
+		return -ENOENT;
+	if (lease && it->side->holder != &q->unleased && it->side->holder != &lease->busy)
 		return -ENOENT;
 	*itp = it;
 	return 0;

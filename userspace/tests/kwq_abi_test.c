@@ -676,6 +676,7 @@ static void test_processing_timeout(void)
 static void test_leases(void)
 {
 	int fd = kwq_create("abi-lease", 0600, 0), other, status;
+	uint64_t ticket = 0;
 	char buf[16];
 	size_t len;
 	pid_t pid;
@@ -715,6 +716,13 @@ static void test_leases(void)
 	other = kwq_open("abi-lease", O_RDWR);
 	is(done_s(other, "l1"), -ENOENT, "done from another fd -> ENOENT");
 	is(done_s(fd, "l1"), KWQ_DONE_FINISHED, "done from the owner");
+	/* Nor with the hand-out's ticket: a ticket narrows a done, never widens it. */
+	add_s(fd, "t");
+	is(kwq_get_ticket(fd, buf, sizeof(buf), &len, 0, 0, &ticket), 0, "leased get with a ticket");
+	is(kwq_done_ticket(other, "t", 1, ticket), -ENOENT,
+	   "done with the right ticket from another fd -> ENOENT");
+	is(stats_of(fd).processing, 3, "the key is still processing (and l2, l3)");
+	is(kwq_done_ticket(fd, "t", 1, ticket), KWQ_DONE_FINISHED, "done with the ticket from the owner");
 	/* An unleased key may be finished by anyone and survives close. */
 	add_s(fd, "u");
 	is(kwq_get_flags(other, buf, sizeof(buf), &len, 0, KWQ_GET_UNLEASED), 0,
