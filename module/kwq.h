@@ -70,6 +70,10 @@ struct kwq_clock {
  *	module's default; larger values are clamped to it.
  * @account: charge key records to the memory cgroup of the task that
  *	adds them (GFP_KERNEL_ACCOUNT); set for queues made by user programs.
+ *	Such a queue counts against its owner's max_queues_per_user and
+ *	max_key_bytes_per_user.
+ * @exempt: with @account, neither limit refuses the queue or its adds
+ *	(/dev/kwq sets it when the descriptor's opener has CAP_SYS_RESOURCE).
  * @mode: permission bits checked when a user program opens the queue.
  * @uid: owner checked with @mode.
  * @gid: group checked with @mode.
@@ -99,6 +103,7 @@ struct kwq_clock {
 struct kwq_attr {
 	u32 max_items;
 	bool account;
+	bool exempt;
 	umode_t mode;
 	kuid_t uid;
 	kgid_t gid;

@@ -4,7 +4,6 @@
  */
 
 #include <linux/bug.h>
-#include <linux/capability.h>
 #include <linux/memcontrol.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -23,20 +22,20 @@
  * @gfp: the queue's allocation flags: only with __GFP_ACCOUNT (a queue
  *	made by a user program) is anything charged.
  * @owner: the queue's owner, whose total counts its key records.
+ * @exempt: the queue's adds are never refused by max_key_bytes_per_user,
+ *	though they still count (kwq_attr.exempt).
  *
- * Remembers the memory cgroup of the calling task, the creator, and
- * whether it has CAP_SYS_RESOURCE (its queue's adds are then never
- * refused by max_key_bytes_per_user, though they still count).
+ * Remembers the memory cgroup of the calling task, the creator.
  *
  * Context: process context, the creator's; may sleep.
  * Return: 0, or -ENOMEM (kwq_acct_release() then frees what was taken).
  */
-int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner)
+int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, bool exempt)
 {
 	if (!(gfp & __GFP_ACCOUNT))
 		return 0;
 	a->memcg = get_mem_cgroup_from_mm(current->mm);
-	a->limited = !capable(CAP_SYS_RESOURCE);
+	a->limited = !exempt;
 	a->user = kwq_user_get(owner);
 	return a->user ? 0 : -ENOMEM;
 }

@@ -25,8 +25,9 @@ struct mem_cgroup;
  * @user: the owner's key-record total (a reference); NULL if the queue
  *	does not count.
  * @bytes: what this queue charged to @user; under kwq.lock.
- * @limited: adds past max_key_bytes_per_user fail (the creator had no
- *	CAP_SYS_RESOURCE).
+ * @limited: adds past max_key_bytes_per_user fail, and so does the
+ *	queue's create past max_queues_per_user (kwq_attr.exempt unset).
+ *	Constant.
  * @rec_kind: KWQ_REC_* bits: what the queue's records carry past the key
  *	(kwq_rec_tail()), so what each key costs. Constant.
  * @small_bytes: kwq_rec_bytes() of a key of up to KWQ_SMALL_KEY bytes,
@@ -42,7 +43,7 @@ struct kwq_acct {
 	u32 small_bytes;
 };
 
-int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner);
+int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, bool exempt);
 void kwq_acct_release(struct kwq_acct *a);
 bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len);
 void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len);

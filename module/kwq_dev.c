@@ -176,13 +176,16 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 	    (!(c.flags & KWQ_CREATE_RATELIMIT) &&
 	     !kwq_is_zero(&c.ratelimit, sizeof(c.ratelimit))))
 		return -EINVAL;
+	/* As for OPEN: before the name is looked at. */
+	if (!(file->f_mode & (FMODE_READ | FMODE_WRITE)))
+		return -EBADF;
 	ret = kwq_name_from(c.name, name);
 	if (ret)
 		return ret;
-	if (!(file->f_mode & (FMODE_READ | FMODE_WRITE)))
-		return -EBADF;
 	attr.max_items = c.max_items;
 	attr.account = true;
+	/* The per-user limits count every scope: only the host's root escapes them. */
+	attr.exempt = file_ns_capable(file, &init_user_ns, CAP_SYS_RESOURCE);
 	attr.mode = c.mode;
 	attr.uid = file->f_cred->euid;
 	attr.gid = file->f_cred->egid;
@@ -229,14 +232,14 @@ static long kwq_ioc_open(struct file *file, struct kwq_file *kf, unsigned int cm
 	if ((o.flags & ~KWQ_SCOPE_KERNEL) || o.pad ||
 	    !kwq_is_zero(o.reserved, sizeof(o.reserved)))
 		return -EINVAL;
+	/* Neither reading nor writing: nothing to attach for, whatever the name. */
+	if (!(file->f_mode & (FMODE_READ | FMODE_WRITE)))
+		return -EBADF;
 	kernel_scope = o.flags & KWQ_SCOPE_KERNEL;
 	scope = kernel_scope ? NULL : kf->scope;
 	ret = kwq_name_from(o.name, name);
 	if (ret)
 		return ret;
-	/* Neither reading nor writing: nothing to attach for. */
-	if (!(file->f_mode & (FMODE_READ | FMODE_WRITE)))
-		return -EBADF;
 
 	mutex_lock(&kf->attach_lock);
 	if (kf->q) {

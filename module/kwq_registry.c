@@ -17,7 +17,6 @@
  * so a list under a mutex is enough: lookups happen on open, not per key.
  */
 
-#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/ipc_namespace.h>
 #include <linux/proc_ns.h>
@@ -114,7 +113,7 @@ static bool kwq_user_may_add_locked(const struct kwq *q)
 	const struct kwq *other;
 	unsigned int owned = 0;
 
-	if (!(q->gfp & __GFP_ACCOUNT) || capable(CAP_SYS_RESOURCE))
+	if (!(q->gfp & __GFP_ACCOUNT) || !q->acct.limited)
 		return true;
 	list_for_each_entry(other, &kwq_registry, node)
 		owned += uid_eq(other->uid, q->uid);
@@ -128,8 +127,8 @@ static bool kwq_user_may_add_locked(const struct kwq *q)
  *	the registry takes a reference on it.
  *
  * Queues made by user programs also count against max_queues_per_user
- * for their owner (in every scope together), unless the caller has
- * CAP_SYS_RESOURCE.
+ * for their owner (in every scope together), unless made exempt
+ * (kwq_attr.exempt: the opener of /dev/kwq had CAP_SYS_RESOURCE).
  *
  * Return: 0, -EEXIST or -ENOSPC.
  */

@@ -459,6 +459,11 @@ static void test_mode3(void)
 	c.mode = 0600;
 	is(raw_ioctl(fd, KWQ_IOC_CREATE, &c), -EBADF, "mode 3: CREATE -> EBADF");
 	is(list_count(fd, 0), before, "mode 3: and made no queue");
+	/* Before the name is looked at: a bad name gets -EBADF too. */
+	strcpy((char *)c.name, ".bad");
+	is(raw_ioctl(fd, KWQ_IOC_CREATE, &c), -EBADF, "mode 3: CREATE of a bad name -> EBADF");
+	memset(&o, 0, sizeof(o));
+	is(raw_ioctl(fd, KWQ_IOC_OPEN, &o), -EBADF, "mode 3: OPEN of an empty name -> EBADF");
 	end_queue(q);
 	/* The destroyed queue's memory is not held by the mode-3 file. */
 	close(fd);

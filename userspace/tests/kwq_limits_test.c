@@ -294,6 +294,66 @@ static void test_user_limit(void)
 	is(param_read("max_key_bytes_per_user"), old, "max_key_bytes_per_user is back at %lld", old);
 }
 
+/*
+ * Both limits' exemption is the opener's CAP_SYS_RESOURCE (f_cred), not
+ * the ioctl caller's: a descriptor opened by uid 65534 and used by root
+ * makes a limited queue owned by 65534, and one opened by root and used by
+ * uid 65534 an exempt queue owned by root.
+ */
+static uid_t opener, caller;
+
+/* In a child of root: open /dev/kwq as @opener, create qa as @caller, fill it. */
+static int open_as_create_as(void)
+{
+	struct kwq_ioc_create c = { .mode = 0600 };
+	int fd, ret;
+
+	if (setresuid(-1, opener, -1))
+		return 100;
+	fd = open(KWQ_DEFAULT_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 101;
+	if (setresuid(-1, 0, -1) || setresuid(-1, caller, -1))
+		return 102;
+	snprintf((char *)c.name, sizeof(c.name), "%s", qa);
+	sh->err = raw_ioctl(fd, KWQ_IOC_CREATE, &c);
+	if (sh->err)
+		return 0;
+	sh->n = fill(fd, 0, KEYLEN, LIMIT / KEYLEN + 50, &sh->again);
+	ret = kwq_destroy(fd);
+	return ret ? 103 : 0;
+}
+
+static void test_exempt_is_openers(void)
+{
+	long long old_q = param_read("max_queues_per_user");
+	long long old_b = param_read("max_key_bytes_per_user");
+
+	snprintf(qa, sizeof(qa), "lx-%d", getpid());
+	param_set("max_queues_per_user", 0);
+	opener = 65534;
+	caller = 0;
+	is(as_user(0, open_as_create_as), 0, "opened by uid 65534, used by root");
+	is(sh->err, -ENOSPC, "... the create counts against max_queues_per_user=0: -ENOSPC");
+	opener = 0;
+	caller = 65534;
+	is(as_user(0, open_as_create_as), 0, "opened by root, used by uid 65534");
+	is(sh->err, 0, "... the create is exempt");
+
+	param_set("max_queues_per_user", old_q);
+	param_set("max_key_bytes_per_user", LIMIT);
+	opener = 65534;
+	caller = 0;
+	is(as_user(0, open_as_create_as), 0, "opened by uid 65534, used by root");
+	is(sh->again, -ENOSPC, "... an add past max_key_bytes_per_user=%d: -ENOSPC", LIMIT);
+	ok(sh->n < LIMIT / KEYLEN, "... after %d keys", sh->n);
+	opener = 0;
+	caller = 65534;
+	is(as_user(0, open_as_create_as), 0, "opened by root, used by uid 65534");
+	is(sh->n, LIMIT / KEYLEN + 50, "... every add goes in: the queue is exempt");
+	param_set("max_key_bytes_per_user", old_b);
+}
+
 /* ---- memory cgroups ---- */
 
 static int cg_setup(void)
@@ -473,6 +533,7 @@ int main(int argc, char **argv)
 	}
 	test_params();
 	test_user_limit();
+	test_exempt_is_openers();
 	if (memcg)
 		test_memcg();
 	else
