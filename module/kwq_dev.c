@@ -460,15 +460,16 @@ static int kwq_payload_to_user(const struct kwq_payload_out *po, struct kwq_hand
 }
 
 /*
- * Whether a get can deliver: rewrite, unchanged, the first and last byte
- * of the key buffer and the two report fields, so that a get into memory
- * it cannot write fails before it takes a key, and changes nothing.
+ * Whether a get can deliver: rewrite, unchanged, a byte of each page of
+ * the key buffer (as far as a key can reach) and the two report fields,
+ * so that a get into memory it cannot write fails before it takes a key,
+ * and changes nothing.
  */
 static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
 {
 	return kwq_probe_writable(ulen, sizeof(*ulen)) ?:
 	       kwq_probe_writable(uticket, sizeof(*uticket)) ?:
-	       kwq_probe_writable(u64_to_user_ptr(ptr), cap);
+	       kwq_probe_writable(u64_to_user_ptr(ptr), min_t(u32, cap, KWQ_KEY_MAX));
 }
 
 /*

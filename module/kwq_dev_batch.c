@@ -250,6 +250,15 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 	u32 m, i, taken;
 
 	m = kwq_chunk_entries(c, ue, n, true, &prep_err);
+	/* Each key buffer too, as far as a key can reach: a key taken must have somewhere to go. */
+	for (i = 0; i < m; i++) {
+		if (kwq_probe_writable(u64_to_user_ptr(c->e[i].key_ptr),
+				       min_t(u32, c->e[i].key_len, KWQ_KEY_MAX))) {
+			m = i;
+			prep_err = -EFAULT;
+			break;
+		}
+	}
 	if (!m) {
 		*err = prep_err;
 		return 0;

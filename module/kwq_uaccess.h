@@ -119,16 +119,20 @@ static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32
  * @p: the user address.
  * @len: bytes from @p; 0 checks nothing.
  *
- * Rewrites the first and the last byte unchanged, in one user access
- * window (a get_user() and a put_user() each took a call and a window of
- * their own): a call that must not fail after it acted probes its output
- * this way first.
+ * Rewrites the first and the last byte unchanged, and past a page's
+ * length one byte of each page between them, in one user access window
+ * (a get_user() and a put_user() each took a call and a window of their
+ * own): a call that must not fail after it acted probes its output this
+ * way first. Every page counts: a buffer may have a read-only page in its
+ * middle. Callers bound @len (a key, a payload of at most 64 KiB: at most
+ * 17 pages).
  *
  * Return: 0, or -EFAULT.
  */
 static __always_inline int kwq_probe_writable(void __user *p, size_t len)
 {
 	u8 __user *b = p;
+	u8 __user *last = b + len - 1;
 	u8 v;
 
 	if (!len)
@@ -137,8 +141,16 @@ static __always_inline int kwq_probe_writable(void __user *p, size_t len)
 		return -EFAULT;
 	unsafe_get_user(v, b, fault);
 	unsafe_put_user(v, b, fault);
-	unsafe_get_user(v, b + len - 1, fault);
-	unsafe_put_user(v, b + len - 1, fault);
+	/* Up to a page's length the two ends cover every page touched. */
+	if (unlikely(len > PAGE_SIZE)) {
+		for (b += PAGE_SIZE - ((__force unsigned long)b & ~PAGE_MASK); b < last;
+		     b += PAGE_SIZE) {
+			unsafe_get_user(v, b, fault);
+			unsafe_put_user(v, b, fault);
+		}
+	}
+	unsafe_get_user(v, last, fault);
+	unsafe_put_user(v, last, fault);
 	user_access_end();
 	return 0;
 fault:

@@ -158,13 +158,22 @@ static void test_get_stops(void)
 	st = stats_of(fd);
 	ok(st.queued == 30 && st.processing == 70, "30 queued, 70 processing");
 
-	/* A bad buffer at entry 20 of 30: the last 10 go back, in order. */
+	/* A bad buffer at entry 0: nothing is taken, nothing counted. */
+	point_at_bufs(1);
+	e[0].key_ptr = 8;
+	is(kwq_get_batch(fd, e, 1, 0, 0), -EFAULT, "get batch into a bad first buffer -> EFAULT");
+	st = stats_of(fd);
+	ok(st.queued == 30 && st.processing == 70 && st.gets == 70,
+	   "and nothing taken or counted (gets %llu)", (unsigned long long)st.gets);
+
+	/* A bad buffer at entry 20 of 30: the 10 after it stay queued, in order. */
 	point_at_bufs(30);
 	e[20].key_ptr = 8;
 	is(kwq_get_batch(fd, e, 30, 0, 0), 20, "get batch stops at a bad buffer");
 	is(misordered(70, 20, 4), 0, "the 20 before it, in order");
 	st = stats_of(fd);
-	ok(st.queued == 10 && st.processing == 90, "the 10 taken after it are queued again");
+	ok(st.queued == 10 && st.processing == 90, "the 10 after it are still queued");
+	is(st.gets, 90, "only the 20 delivered counted as gets");
 	point_at_bufs(10);
 	is(kwq_get_batch(fd, e, 10, 0, 0), 10, "and come out next");
 	is(misordered(90, 10, 4), 0, "in their order");

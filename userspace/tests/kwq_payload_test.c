@@ -274,6 +274,45 @@ static void test_get_buffers(void)
 	end_queue(fd);
 }
 
+/*
+ * A payload buffer writable at both ends but not in the middle: the get
+ * fails with -EFAULT before it takes the key (every page is probed), so
+ * nothing is counted and the key stays queued.
+ */
+static void test_get_buffer_hole(void)
+{
+	long long max = param_read("max_payload");
+	long page = sysconf(_SC_PAGESIZE);
+	size_t big = 3 * page - 100, len = 0, plen = 0;
+	char kb[16], *p = malloc(big), *map;
+	struct kwq_stats st;
+	int fd;
+
+	is(param_set("max_payload", 3 * page), 0, "max_payload=%ld", 3 * page);
+	fd = pq_create("pl-hole", 3 * page, 0);
+	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || !p || map == MAP_FAILED) {
+		printf("Bail out! pl-hole setup\n");
+		exit(1);
+	}
+	memset(p, 'p', big);
+	ok(kwq_add_payload(fd, "h", 1, p, big) >= 0, "add a payload of %zu bytes", big);
+	mprotect(map + page, page, PROT_READ);
+	st = stats_of(fd);
+	is(kwq_get_payload(fd, kb, sizeof(kb), &len, map, 3 * page, &plen, 0, 0, NULL), -EFAULT,
+	   "a payload buffer with a read-only middle page -> EFAULT");
+	ok(same_stats(fd, &st), "... before the key was taken: nothing counted");
+	mprotect(map + page, page, PROT_READ | PROT_WRITE);
+	is(kwq_get_payload(fd, kb, sizeof(kb), &len, map, 3 * page, &plen, 0, 0, NULL), 0,
+	   "with the page writable the get works");
+	ok(plen == big && !memcmp(map, p, big), "... and delivers all %zu bytes", plen);
+	is(done_s(fd, "h"), KWQ_DONE_FINISHED, "done");
+	end_queue(fd);
+	munmap(map, 3 * page);
+	free(p);
+	is(param_set("max_payload", max), 0, "max_payload back at %lld", max);
+}
+
 static void test_bad_input(void)
 {
 	static char big[PMAX + 2];
@@ -523,6 +562,7 @@ int main(void)
 	test_latest_wins();
 	test_processing();
 	test_get_buffers();
+	test_get_buffer_hole();
 	test_bad_input();
 	test_no_room();
 	test_memory();
