@@ -517,7 +517,8 @@ invalid:
  * kwq_queue_end() - mark a queue destroyed, keeping the caller's reference
  * @q: queue, already out of the registry (kwq_kill()).
  *
- * Every operation then fails with -EIDRM; waiters are woken and leave,
+ * Every call on a key and every drain then fails with -EIDRM (stats,
+ * shutdown and a second end still work); waiters are woken and leave,
  * holding their own references, so the memory outlives them. Idempotent.
  *
  * Context: process context.

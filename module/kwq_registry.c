@@ -326,9 +326,9 @@ void kwq_registry_kill_all(void)
  * kwq_kill() - destroy a queue but keep the caller's reference
  * @q: queue.
  *
- * Removes the name, marks the queue destroyed (every operation then fails
- * with -EIDRM) and wakes all waiters; they hold their own references, so
- * the memory outlives them. Idempotent.
+ * Removes the name, marks the queue destroyed (every call on a key and
+ * every drain then fails with -EIDRM) and wakes all waiters; they hold
+ * their own references, so the memory outlives them. Idempotent.
  *
  * Context: process context.
  */
@@ -343,7 +343,8 @@ void kwq_kill(struct kwq *q)
  * @q: queue.
  *
  * Waiters in kwq_get() and kwq_shutdown_drain() return -EIDRM; later calls
- * through other references fail with -EIDRM; the name is free for reuse.
+ * on keys and drains through other references fail with -EIDRM (stats and
+ * shutdown still work); the name is free for reuse.
  * Keys still queued or processing are discarded.
  *
  * Context: process context; may sleep.

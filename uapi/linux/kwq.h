@@ -34,7 +34,9 @@
 /**
  * enum kwq_add_result - what an add or add-after did with the key
  * @KWQ_ADD_QUEUED: the key was not pending and is now queued.
- * @KWQ_ADD_DUPLICATE: the key was already queued; nothing changed.
+ * @KWQ_ADD_DUPLICATE: the key was already queued; nothing more is queued.
+ *	Under the promote policy a waiting entry the key also had is
+ *	dropped (counted in waits_dropped), as for any waiting key.
  * @KWQ_ADD_DEFERRED: the key is being processed; it is marked dirty and
  *	queued again when the worker calls done.
  * @KWQ_ADD_WAITING: add-after: the key now waits for its deadline.
@@ -705,7 +707,8 @@ struct kwq_ioc_drain {
  * @dones: successful done calls.
  * @requeues: done calls that queued the key again.
  * @refused: adds refused because the queue was shutting down.
- * @fired: waiting entries whose deadline came.
+ * @fired: waiting entries run: their deadline came, or a drain with
+ *	KWQ_DRAIN_FLUSH_WAITING ran them early.
  * @cancels: waiting entries removed by cancel.
  * @absorbed: adds absorbed by a waiting entry (strict policy).
  * @waits_dropped: waiting entries dropped by shutdown or the promote policy.

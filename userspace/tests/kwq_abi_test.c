@@ -152,6 +152,11 @@ static void test_open_and_share(void)
 	kwq_destroy(prod);
 	is(add_s(cons, "x"), -EIDRM, "other fd after destroy -> EIDRM");
 	is(kwq_get(cons, NULL, 0, NULL, -1), -EIDRM, "blocking get after destroy -> EIDRM");
+	is(done_s(cons, "x"), -EIDRM, "done after destroy -> EIDRM");
+	is(kwq_shutdown_drain(cons, 0, 0), -EIDRM, "drain after destroy -> EIDRM");
+	ok(stats_of(cons).state & KWQ_STATE_DESTROYED, "stats still answer: state destroyed");
+	is(kwq_shutdown(cons), 0, "shutdown after destroy does nothing: 0");
+	is(kwq_destroy(cons), 0, "a second destroy does nothing: 0");
 	close(prod);
 	close(cons);
 }
@@ -476,6 +481,20 @@ static void test_delays(void)
 	is(get_is(fd, "p"), 0, "promoted key ready");
 	done_s(fd, "p");
 
+	/* A key both queued and waiting: a duplicate under every policy; promote drops the wait. */
+	add_s(fd, "q");
+	is(kwq_add_after(fd, "q", 1, 3600000000000LL, 0), KWQ_ADD_WAITING, "a queued key also waits");
+	st = stats_of(fd);
+	is(kwq_add_policy(fd, "q", 1, KWQ_POLICY_STRICT), KWQ_ADD_DUPLICATE, "strict: duplicate");
+	is(kwq_add_policy(fd, "q", 1, KWQ_POLICY_KEEP), KWQ_ADD_DUPLICATE, "keep: duplicate");
+	is(stats_of(fd).waiting, 1, "... and the key still waits");
+	is(add_s(fd, "q"), KWQ_ADD_DUPLICATE, "promote: duplicate");
+	is(stats_of(fd).waiting, 0, "... and its waiting entry is dropped");
+	is(stats_of(fd).waits_dropped, st.waits_dropped + 1, "... counted in waits_dropped");
+	is(stats_of(fd).dedups, st.dedups + 3, "three duplicates counted");
+	is(get_is(fd, "q"), 0, "the key comes once");
+	done_s(fd, "q");
+
 	st = stats_of(fd);
 	memset(&a, 0, sizeof(a));
 	a.key_ptr = (uintptr_t)"e";
@@ -500,8 +519,10 @@ static void test_delays(void)
 
 	/* Drain: by default waiting keys are dropped; with flush they run. */
 	kwq_add_after(fd, "f", 1, 3600000000000LL, 0);
+	st = stats_of(fd);
 	is(kwq_shutdown_drain(fd, 0, KWQ_DRAIN_FLUSH_WAITING), -ETIMEDOUT,
 	   "flush-drain queues the waiting key (and has work left)");
+	is(stats_of(fd).fired, st.fired + 1, "the flushed entry counts in fired");
 	is(get_is(fd, "f"), 0, "flushed key ready at once");
 	done_s(fd, "f");
 	is(kwq_shutdown_drain(fd, 1000000000, 0), 0, "drained");
