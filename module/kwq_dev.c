@@ -666,7 +666,7 @@ static long kwq_ioc_key(struct file *file, struct kwq_file *kf, unsigned int cmd
 static long kwq_ioc_shutdown(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			     void __user *uarg)
 {
-	kwq_shutdown(kf->q);
+	kwq_shutdown_ctx(kf->q, true);
 	return 0;
 }
 
@@ -804,7 +804,7 @@ static int kwq_release(struct inode *inode, struct file *file)
 	if (kf->q) {
 		if (kf->forwarding)
 			remove_wait_queue(&kf->q->get_wait, &kf->forward);
-		kwq_lease_end(kf->q, &kf->lease);
+		kwq_lease_end_ctx(kf->q, &kf->lease, true);
 		kwq_put(kf->q);
 	}
 	kwq_file_batch_release(kf);

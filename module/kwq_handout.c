@@ -632,6 +632,15 @@ EXPORT_SYMBOL_GPL(kwq_lease_begin);
  */
 void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 {
+	kwq_lease_end_ctx(q, lease, false);
+}
+
+/*
+ * kwq_lease_end(), giving up the CPU between holds if @may_sleep (a
+ * /dev/kwq file's release, in process context).
+ */
+void kwq_lease_end_ctx(struct kwq *q, struct kwq_lease *lease, bool may_sleep)
+{
 	struct kwq_give_back gb;
 	struct kwq_item *it;
 	struct kwq_hold h;
@@ -640,7 +649,7 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 
 	kwq_lock(q);
 	kwq_give_back_begin_locked(q, &gb);
-	do {
+	for (;;) {
 		kwq_hold_begin(q, &h);
 		ready = 0;
 		/* Oldest first, each right behind the one before. */
@@ -661,9 +670,12 @@ void kwq_lease_end(struct kwq *q, struct kwq_lease *lease)
 		slow = kwq_wake_slow_locked(q);
 		kwq_unlock(q);
 		kwq_wake_fast(q, ready, slow);
-		if (more)
-			kwq_lock(q);
-	} while (more);
+		if (!more)
+			break;
+		if (may_sleep)
+			cond_resched();
+		kwq_lock(q);
+	}
 }
 
 /* For kunit/kwq_bound_test.c; else /dev/kwq's only. */

@@ -397,6 +397,8 @@ void kwq_kill(struct kwq *q);
 bool kwq_readable(struct kwq *q);
 void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease);
 void kwq_lease_end(struct kwq *q, struct kwq_lease *lease);
+void kwq_lease_end_ctx(struct kwq *q, struct kwq_lease *lease, bool may_sleep);
+void kwq_shutdown_ctx(struct kwq *q, bool may_sleep);
 int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop);
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,

@@ -243,16 +243,22 @@ static void kwq_end_waiting(struct kwq *q, bool flush, bool may_sleep)
  */
 void kwq_shutdown(struct kwq *q)
 {
+	kwq_shutdown_ctx(q, false);
+}
+EXPORT_SYMBOL_GPL(kwq_shutdown);
+
+/* kwq_shutdown(), giving up the CPU between steps if @may_sleep (an ioctl). */
+void kwq_shutdown_ctx(struct kwq *q, bool may_sleep)
+{
 	kwq_lock(q);
 	q->shutting_down = true;
 	q->shutdown_seq++;
 	kwq_program_locked(q);
 	kwq_unlock(q);
-	kwq_end_waiting(q, false, false);
+	kwq_end_waiting(q, false, may_sleep);
 	kwq_wake(q, false);
 	wake_up_all(&q->drain_wait);
 }
-EXPORT_SYMBOL_GPL(kwq_shutdown);
 
 /**
  * kwq_shutting_down() - whether kwq_shutdown() or a drain was called
