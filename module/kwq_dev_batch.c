@@ -50,15 +50,19 @@ static_assert(KWQ_CHUNK_BYTES >= KWQ_KEY_MAX);
 /*
  * The chunk buffer of a call: the file's own when no other call uses it,
  * so that repeated batches neither allocate nor clear 8 KiB each time
- * (init_on_alloc clears every allocation), else one for this call.
+ * (init_on_alloc clears every allocation), else one for this call. As
+ * for key records, a full memory cgroup fails the call with -ENOMEM
+ * rather than calling its OOM killer.
  */
+#define KWQ_CHUNK_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 static struct kwq_chunk *kwq_chunk_borrow(struct kwq_file *kf, bool *own)
 {
 	*own = !test_and_set_bit_lock(0, &kf->chunk_busy);
 	if (!*own)
-		return kmalloc(KWQ_CHUNK_ALLOC, GFP_KERNEL_ACCOUNT);
+		return kmalloc(KWQ_CHUNK_ALLOC, KWQ_CHUNK_GFP);
 	if (!kf->chunk)
-		kf->chunk = kmalloc(KWQ_CHUNK_ALLOC, GFP_KERNEL_ACCOUNT);
+		kf->chunk = kmalloc(KWQ_CHUNK_ALLOC, KWQ_CHUNK_GFP);
 	if (!kf->chunk)
 		clear_bit_unlock(0, &kf->chunk_busy);
 	return kf->chunk;
