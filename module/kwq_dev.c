@@ -581,9 +581,8 @@ static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cm
 	struct kwq_ioc_list __user *ul = uarg;
 	const struct ipc_namespace *scope;
 	struct kwq_ioc_list l;
-	char *names = NULL;
-	u32 n, count;
-	long ret = 0;
+	char *names;
+	long count, ret = 0;
 
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;
@@ -592,15 +591,11 @@ static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cm
 		return -EINVAL;
 	scope = l.flags & KWQ_SCOPE_KERNEL ? NULL : kf->scope;
 	/* Room for the names there are, not for what the caller offers. */
-	n = min(l.capacity, kwq_registry_names(NULL, 0, scope));
-	if (n) {
-		names = kvcalloc(n, KWQ_NAME_MAX, GFP_KERNEL_ACCOUNT);
-		if (!names)
-			return -ENOMEM;
-	}
-	count = kwq_registry_names(names, n, scope);
-	if (n && copy_to_user(u64_to_user_ptr(l.names_ptr), names,
-			      (size_t)min(n, count) * KWQ_NAME_MAX))
+	count = kwq_registry_names(scope, l.capacity, &names);
+	if (count < 0)
+		return count;
+	if (names && copy_to_user(u64_to_user_ptr(l.names_ptr), names,
+				  (size_t)min_t(u32, l.capacity, count) * KWQ_NAME_MAX))
 		ret = -EFAULT;
 	else if (put_user(count, &ul->count))
 		ret = -EFAULT;

@@ -514,7 +514,7 @@ struct kwq *kwq_create_in(const char *name, const struct kwq_attr *attr,
 struct kwq *kwq_lookup_in(const char *name, const struct ipc_namespace *scope);
 void kwq_registry_del(struct kwq *q);
 void kwq_registry_kill_all(void);
-u32 kwq_registry_names(char *names, u32 cap, const struct ipc_namespace *scope);
+long kwq_registry_names(const struct ipc_namespace *scope, u32 cap, char **names);
 
 /* kwq_debugfs.c */
 struct dentry *kwq_debugfs_add(struct kwq *q, const struct ipc_namespace *scope);

@@ -25,6 +25,7 @@
 #include <linux/mutex.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "kwq_internal.h"
@@ -275,29 +276,44 @@ struct kwq *kwq_lookup(const char *name)
 EXPORT_SYMBOL_GPL(kwq_lookup);
 
 /**
- * kwq_registry_names() - copy out the names of one scope's queues
- * @names: room for @cap names of KWQ_NAME_MAX bytes each, or NULL when
- *	@cap is 0.
- * @cap: names @names holds.
+ * kwq_registry_names() - the names of one scope's queues, at one instant
  * @scope: an IPC namespace, or NULL for the kernel scope.
+ * @cap: most names wanted.
+ * @names: set to min(@cap, the count) names of KWQ_NAME_MAX bytes each,
+ *	NUL-padded (kvfree() them), or NULL if that is 0.
  *
- * Return: the number of named queues in @scope, which may exceed @cap.
+ * Counts, allocates (charged to the caller's memory cgroup) and copies
+ * under one hold of kwq_registry_lock, so a queue made or destroyed
+ * meanwhile cannot make the names fewer than the count says.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of named queues in @scope (it may exceed @cap), or
+ * -ENOMEM.
  */
-u32 kwq_registry_names(char *names, u32 cap, const struct ipc_namespace *scope)
+long kwq_registry_names(const struct ipc_namespace *scope, u32 cap, char **names)
 {
 	struct kwq *q;
-	u32 n = 0;
+	u32 count = 0, n = 0;
 
+	*names = NULL;
 	mutex_lock(&kwq_registry_lock);
+	list_for_each_entry(q, &kwq_registry, node)
+		count += q->scope == scope;
+	if (min(cap, count)) {
+		*names = kvcalloc(min(cap, count), KWQ_NAME_MAX, GFP_KERNEL_ACCOUNT);
+		if (!*names) {
+			mutex_unlock(&kwq_registry_lock);
+			return -ENOMEM;
+		}
+	}
 	list_for_each_entry(q, &kwq_registry, node) {
-		if (q->scope != scope)
+		if (q->scope != scope || n >= min(cap, count))
 			continue;
-		if (n < cap)
-			strscpy_pad(names + (size_t)n * KWQ_NAME_MAX, q->name, KWQ_NAME_MAX);
+		strscpy_pad(*names + (size_t)n * KWQ_NAME_MAX, q->name, KWQ_NAME_MAX);
 		n++;
 	}
 	mutex_unlock(&kwq_registry_lock);
-	return n;
+	return count;
 }
 
 /**
