@@ -206,7 +206,8 @@ static void key_str(char *buf, size_t size, const void *key, u32 len)
  *  a...  always env->err
  *  s...  signal env->entered, wait (interruptibly) for env->release, then 0
  *  b...  signal env->entered, wait until the pool stops, KWQ_POOL_ABORT
- *  x...  try to stop its own pool (must be refused), then 0
+ *  x...  try to stop its own pool and to drain its own queue (both
+ *        must be refused), then 0
  */
 static int pool_handler(void *ctx, const void *key, u32 len)
 {
@@ -251,6 +252,9 @@ static int pool_handler(void *ctx, const void *key, u32 len)
 	case 'x':
 		if (kwq_pool_stop(kwq_pool_current(), KWQ_POOL_CANCEL, KWQ_NOWAIT,
 				  NULL) == -EDEADLK)
+			atomic_inc(&env->deadlk);
+		/* The drain would wait for this handler's own key. */
+		if (kwq_shutdown_drain(env->q, KWQ_NOWAIT, 0) == -EDEADLK)
 			atomic_inc(&env->deadlk);
 		return 0;
 	}
@@ -625,10 +629,11 @@ static void kwq_pool_test_invalid(struct kunit *test)
 	start_pool(test, env, 2, pool_handler, 0);
 	/* An unknown mode changes nothing: the pool still works. */
 	KUNIT_EXPECT_EQ(test, kwq_pool_stop(env->pool, 7, KWQ_NOWAIT, NULL), -EINVAL);
-	/* A handler cannot stop its own pool (it would wait for itself). */
+	/* A handler can neither stop its pool nor drain its queue: it would wait for itself. */
 	KUNIT_ASSERT_EQ(test, add(env->q, "x"), KWQ_ADD_QUEUED);
 	KUNIT_ASSERT_TRUE(test, wait_until(pstats(env).handled == 1));
-	KUNIT_EXPECT_EQ(test, atomic_read(&env->deadlk), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&env->deadlk), 2);
+	KUNIT_EXPECT_FALSE(test, kwq_shutting_down(env->q));
 	KUNIT_EXPECT_EQ(test, pstats(env).running, 2);
 }
 

@@ -399,6 +399,7 @@ void kwq_lease_begin(struct kwq *q, struct kwq_lease *lease);
 void kwq_lease_end(struct kwq *q, struct kwq_lease *lease);
 void kwq_lease_end_ctx(struct kwq *q, struct kwq_lease *lease, bool may_sleep);
 void kwq_shutdown_ctx(struct kwq *q, bool may_sleep);
+bool kwq_pool_handles(const struct kwq *q);
 int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop);
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,

@@ -113,6 +113,14 @@ struct kwq_pool *kwq_pool_current(void)
 }
 EXPORT_SYMBOL_GPL(kwq_pool_current);
 
+/* Whether the caller is a handler of a pool on @q. Context: any. */
+bool kwq_pool_handles(const struct kwq *q)
+{
+	struct kwq_pool *pool = kwq_pool_current();
+
+	return pool && pool->q == q;
+}
+
 /**
  * kwq_pool_stopping() - whether kwq_pool_stop() has begun to stop a pool
  * @pool: pool, or NULL (then false).
@@ -136,7 +144,8 @@ EXPORT_SYMBOL_GPL(kwq_pool_stopping);
  * an exclusive waiter on kwq.get_wait, so one add wakes one consumer
  * whether it is a pool thread or a user program, and one pool thread may
  * keep the timer of the next deadline. Returns 0, -ECANCELED (pool
- * stopping), -ESHUTDOWN or -EIDRM.
+ * stopping), -ESHUTDOWN, -EIDRM or -ENOMEM (no side for the key could be
+ * had: nothing was taken).
  */
 static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 {
@@ -169,7 +178,7 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 	struct kwq *q = pool->q;
 	const void *key = w->key;
 	atomic64_t *outcome;
-	int busy, peak, ret;
+	int busy, peak, ret, added;
 
 	busy = atomic_inc_return(&pool->busy);
 	peak = atomic_read(&pool->peak_busy);
@@ -193,11 +202,17 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 	} else if (kwq_pool_retries_exhausted(pool, key, len)) {
 		kwq_forget(q, key, len);
 		outcome = &pool->failed;
-	} else if (kwq_add_rate_limited(q, key, len) >= 0) {
-		outcome = &pool->retried;
 	} else {
-		/* Shutting down or destroyed: the retry is refused. */
-		outcome = &pool->dropped;
+		added = kwq_add_rate_limited(q, key, len);
+		if (added == -ENOMEM) {
+			/* No memory for the backoff: back to the head after a pause, not lost. */
+			schedule_timeout_idle(HZ / 10);
+			kwq_requeue_ticket(q, key, len, w->ticket);
+			outcome = &pool->retried;
+			goto out;
+		}
+		/* Else refused only when shutting down or destroyed. */
+		outcome = added >= 0 ? &pool->retried : &pool->dropped;
 	}
 	kwq_done_ticket(q, key, len, w->ticket);
 out:
@@ -211,10 +226,19 @@ static int kwq_pool_worker_fn(void *arg)
 	struct kwq_pool_worker *w = arg;
 	struct kwq_pool *pool = w->pool;
 	u32 len;
+	int ret;
 
-	/* -ECANCELED, -ESHUTDOWN and -EIDRM all end the loop. */
-	while (!kwq_pool_take(w, &len))
-		kwq_pool_handle(w, len);
+	/* -ECANCELED, -ESHUTDOWN and -EIDRM end the loop. */
+	while ((ret = kwq_pool_take(w, &len)) != -ECANCELED) {
+		if (!ret) {
+			kwq_pool_handle(w, len);
+		} else if (ret == -ENOMEM) {
+			/* Nothing was taken: try again shortly rather than leave. */
+			schedule_timeout_idle(HZ / 10);
+		} else {
+			break;
+		}
+	}
 	if (atomic_dec_and_test(&pool->running))
 		wake_up_var(&pool->running);
 	return 0;

@@ -292,10 +292,11 @@ EXPORT_SYMBOL_GPL(kwq_shutting_down);
  * being processed, kubernetes PR #141079.) Consumers must keep calling
  * kwq_get() and kwq_done() meanwhile.
  *
- * Context: process context; sleeps.
+ * Context: process context; sleeps. Not from a handler of a pool on @q
+ * (kwq_pool.h), whose own key stays processing until the handler returns.
  * Return: 0 once drained, -ECANCELED if kwq_shutdown() cut the wait short,
  * -ETIMEDOUT, -ERESTARTSYS (signal), -EIDRM (destroyed), -EINVAL for
- * unknown flags.
+ * unknown flags, -EDEADLK from a handler of a pool on @q (nothing done).
  */
 int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 {
@@ -306,6 +307,9 @@ int kwq_shutdown_drain(struct kwq *q, ktime_t deadline, u32 flags)
 	might_sleep();
 	if (flags & ~KWQ_DRAIN_FLUSH_WAITING)
 		return -EINVAL;
+	/* It would wait for the caller's own key, and could only time out. */
+	if (kwq_pool_handles(q))
+		return -EDEADLK;
 	kwq_lock(q);
 	q->shutting_down = true;
 	q->drainers++;
