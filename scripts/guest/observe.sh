@@ -14,6 +14,17 @@ tap $? "debugfs shows depth 2, adds 3, dedups 1, dones 1"
 grep -qx 'queue_latency_count 1' $f && grep -qx 'work_duration_count 1' $f
 tap $? "debugfs histograms counted one get and one done"
 
+# The text form of kwqctl stats names every counter the JSON form has
+# (the sums in ns and max_items, shown as items N/MAX, aside).
+kwqctl stats obs > /tmp/stats.txt
+missing=""
+for c in $(kwqctl stats obs --json | tr ',' '\n' | tr '{' '\n' | sed -n 's/^"\([a-z_]*\)":[0-9]*$/\1/p' |
+	grep -v -e '_ns$' -e '^max_items$' | tr _ -); do
+	grep -q -- " $c [0-9]" /tmp/stats.txt || missing="$missing $c"
+done
+[ -z "$missing" ]
+tap $? "kwqctl stats prints every counter of its --json form${missing:+ (missing:$missing)}"
+
 kwqctl metrics obs > /tmp/metrics.txt
 grep -qx 'workqueue_adds_total{name="obs"} 3' /tmp/metrics.txt &&
 	grep -qx 'workqueue_depth{name="obs"} 2' /tmp/metrics.txt &&

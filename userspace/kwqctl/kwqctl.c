@@ -353,16 +353,41 @@ static int cmd_backoff(int fd, const char *name, const char *cmd, int nkeys, cha
 	return status;
 }
 
+char (*kwqctl_list_all(int *n))[KWQ_NAME_MAX]
+{
+	char (*names)[KWQ_NAME_MAX] = NULL;
+	int cap = 0;
+
+	/* The count may grow between two calls: again, with room to spare. */
+	for (;;) {
+		*n = kernel_scope ? kwq_list_kernel(names, cap) : kwq_list(names, cap);
+		if (*n < 0 || (*n <= cap && names))
+			break;
+		free(names);
+		cap = *n + 16;
+		names = calloc(cap, KWQ_NAME_MAX);
+		if (!names) {
+			*n = -ENOMEM;
+			break;
+		}
+	}
+	if (*n < 0) {
+		free(names);
+		return NULL;
+	}
+	return names;
+}
+
 static int cmd_list(int json)
 {
-	static char names[1024][KWQ_NAME_MAX];
-	int i, n = kernel_scope ? kwq_list_kernel(names, 1024) : kwq_list(names, 1024);
+	int i, n;
+	char (*names)[KWQ_NAME_MAX] = kwqctl_list_all(&n);
 
-	if (n < 0)
+	if (!names)
 		return fail("list", "queues", n);
 	if (json)
 		printf("{\"queues\":[");
-	for (i = 0; i < n && i < 1024; i++) {
+	for (i = 0; i < n; i++) {
 		if (!json) {
 			printf("%s\n", names[i]);
 			continue;
@@ -373,6 +398,7 @@ static int cmd_list(int json)
 	}
 	if (json)
 		printf("]}\n");
+	free(names);
 	return 0;
 }
 
@@ -503,6 +529,8 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	printf("  rate-limited %llu  tokens-returned %llu  backoff-keys %llu  backoff-evictions %llu\n",
 	       (unsigned long long)st->rate_limited, (unsigned long long)st->tokens_returned,
 	       (unsigned long long)st->backoff_keys, (unsigned long long)st->backoff_evictions);
+	printf("  retries %llu  forgets %llu\n", (unsigned long long)st->retries,
+	       (unsigned long long)st->forgets);
 	printf("  processing-expiries %llu  unfinished-work %.3f s  longest-running %.3f s\n",
 	       (unsigned long long)st->processing_expiries, st->unfinished_work_ns / 1e9,
 	       st->longest_running_ns / 1e9);

@@ -14,6 +14,12 @@ int kwqctl_metrics(int argc, char **argv, int json);
 /* kwqctl top [--interval MS] [--count N]: a refreshing table. */
 int kwqctl_top(int argc, char **argv);
 
+/*
+ * Every queue name of the scope (kwqctl.c), however many there are: a
+ * calloc()ed array of *@n names, or NULL with *@n a negative errno.
+ */
+char (*kwqctl_list_all(int *n))[KWQ_NAME_MAX];
+
 /* JSON output (json.c): a quoted, escaped string; one queue's stats object. */
 void json_string(const char *s);
 void json_stats(const char *name, const struct kwq_stats *st);

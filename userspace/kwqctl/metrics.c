@@ -16,30 +16,37 @@
 #include "kwqctl.h"
 #include "libkwq.h"
 
-#define MAX_QUEUES 1024
-
 struct sample {
 	char name[KWQ_NAME_MAX];
 	struct kwq_stats st;
 };
 
-/* Statistics of the named queues, or of all queues if none is named. */
-static int collect(int argc, char **argv, struct sample *s)
+/*
+ * Statistics of the named queues, or of all queues if none is named, into
+ * a malloc()ed *@sp (free() it); returns how many, or a negative errno.
+ */
+static int collect(int argc, char **argv, struct sample **sp)
 {
-	static char names[MAX_QUEUES][KWQ_NAME_MAX];
+	char (*names)[KWQ_NAME_MAX];
+	struct sample *s;
 	int i, n = 0, total;
 
 	if (argc > 0) {
-		for (i = 0; i < argc && i < MAX_QUEUES; i++)
+		names = calloc(argc, KWQ_NAME_MAX);
+		if (!names)
+			return -ENOMEM;
+		for (i = 0; i < argc; i++)
 			snprintf(names[i], KWQ_NAME_MAX, "%s", argv[i]);
-		total = i;
+		total = argc;
 	} else {
-		total = kernel_scope ? kwq_list_kernel(names, MAX_QUEUES) :
-				       kwq_list(names, MAX_QUEUES);
-		if (total < 0)
+		names = kwqctl_list_all(&total);
+		if (!names)
 			return total;
-		if (total > MAX_QUEUES)
-			total = MAX_QUEUES;
+	}
+	s = calloc(total ? total : 1, sizeof(*s));
+	if (!s) {
+		free(names);
+		return -ENOMEM;
 	}
 	for (i = 0; i < total; i++) {
 		int fd = kernel_scope ? kwq_open_kernel(names[i], O_RDONLY) :
@@ -49,6 +56,8 @@ static int collect(int argc, char **argv, struct sample *s)
 			/* Destroyed since the list was taken, or not ours to read. */
 			if (argc > 0) {
 				fprintf(stderr, "kwqctl: %s: %s\n", names[i], strerror(-fd));
+				free(names);
+				free(s);
 				return fd;
 			}
 			continue;
@@ -58,6 +67,8 @@ static int collect(int argc, char **argv, struct sample *s)
 		close(fd);
 		n++;
 	}
+	free(names);
+	*sp = s;
 	return n;
 }
 
@@ -213,25 +224,32 @@ static void metrics_json(const struct sample *s, int n)
 
 int kwqctl_metrics(int argc, char **argv, int json)
 {
-	static struct sample s[MAX_QUEUES];
-	static char *names[MAX_QUEUES];
+	struct sample *s;
+	char **names;
 	size_t m;
 	int i, n, nnames = 0;
 
+	names = calloc(argc ? argc : 1, sizeof(*names));
+	if (!names)
+		return 1;
 	/* --json may stand anywhere among the queue names. */
 	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json")) {
 			json = 1;
-		else if (argv[i][0] == '-')
+		} else if (argv[i][0] == '-') {
+			free(names);
 			return 2;
-		else if (nnames < MAX_QUEUES)
+		} else {
 			names[nnames++] = argv[i];
+		}
 	}
-	n = collect(nnames, names, s);
+	n = collect(nnames, names, &s);
+	free(names);
 	if (n < 0)
 		return 1;
 	if (json) {
 		metrics_json(s, n);
+		free(s);
 		return 0;
 	}
 	for (m = 0; m < sizeof(simple) / sizeof(simple[0]); m++) {
@@ -249,6 +267,7 @@ int kwqctl_metrics(int argc, char **argv, int json)
 		      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads", 0);
 	seconds_gauge(s, n, "workqueue_longest_running_processor_seconds",
 		      "How many seconds has the longest running processor for workqueue been running", 1);
+	free(s);
 	return 0;
 }
 
@@ -272,7 +291,7 @@ static const struct sample *find(const struct sample *s, int n, const char *name
 
 int kwqctl_top(int argc, char **argv)
 {
-	static struct sample prev[MAX_QUEUES], cur[MAX_QUEUES];
+	struct sample *prev = NULL, *cur;
 	long interval_ms = 1000, count = -1, frame;
 	int i, n, np = 0;
 	double t, tp = now_s();
@@ -289,9 +308,11 @@ int kwqctl_top(int argc, char **argv)
 		return 2;
 	for (frame = 0; count < 0 || frame < count; frame++) {
 		usleep((useconds_t)interval_ms * 1000);
-		n = collect(0, NULL, cur);
-		if (n < 0)
+		n = collect(0, NULL, &cur);
+		if (n < 0) {
+			free(prev);
 			return 1;
+		}
 		t = now_s();
 		if (isatty(STDOUT_FILENO))
 			printf("\033[H\033[2J");
@@ -322,9 +343,11 @@ int kwqctl_top(int argc, char **argv)
 			       (unsigned long long)c->backoff_keys, adds, dones, lat, work);
 		}
 		fflush(stdout);
-		memcpy(prev, cur, sizeof(cur[0]) * (size_t)n);
+		free(prev);
+		prev = cur;
 		np = n;
 		tp = t;
 	}
+	free(prev);
 	return 0;
 }
