@@ -3,8 +3,8 @@
  * libkwq: a thin C library over /dev/kwq. Names mirror the in-kernel API
  * (kwq_add, kwq_get, kwq_done, ...). A queue handle is a file descriptor,
  * so it works with poll/epoll and is closed with close(2) (or
- * kwq_close()). Every function returns a negative errno on failure and
- * leaves errno alone.
+ * kwq_close()). Every function returns a negative errno on failure
+ * (errno is then also set, by the system call that failed).
  */
 #ifndef LIBKWQ_H
 #define LIBKWQ_H
