@@ -183,9 +183,9 @@ struct kwq_hist {
  *	allocated it.
  * @n_side_spare: length of @side_spare.
  * @side_chunks: the pages the queue's sides were carved from
- *	(kwq_record.c), linked through their first word, newest first.
- *	Once no side is in use, @sides_work frees all but KWQ_SIDES_KEPT
- *	sides' worth; those go with the queue.
+ *	(kwq_record.c), linked through their first word. Once no side is
+ *	in use, @sides_work frees all but KWQ_SIDES_KEPT sides' worth;
+ *	those go with the queue.
  * @n_sides: sides carved from @side_chunks, spare or in use.
  * @sides_trimming: @sides_work is queued and holds a reference.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.

@@ -93,7 +93,7 @@ MODULE_PARM_DESC(max_queues,
 unsigned int kwq_max_queues_per_user = 64;
 KWQ_PARAM(max_queues_per_user, kwq_max_queues_per_user, kwq_param_uint_ops, 0, 65536);
 MODULE_PARM_DESC(max_queues_per_user,
-		 "Most named queues one user may own without CAP_SYS_RESOURCE, 0..65536 (default 64); checked at each create");
+		 "Most named queues one user may own, unless created through a descriptor whose opener had CAP_SYS_RESOURCE, 0..65536 (default 64); checked at each create");
 
 unsigned int kwq_max_items_per_queue = 1U << 16;
 KWQ_PARAM(max_items_per_queue, kwq_max_items_per_queue, kwq_param_uint_ops, 1, 1U << 24);
@@ -109,7 +109,7 @@ u64 kwq_max_key_bytes_per_user = 64ULL << 20;
 KWQ_PARAM(max_key_bytes_per_user, kwq_max_key_bytes_per_user, kwq_param_u64_ops, 0,
 	  1ULL << 40);
 MODULE_PARM_DESC(max_key_bytes_per_user,
-		 "Most bytes the key records and payloads of one user's queues may take, each at its allocated size, 0 (no limit)..1099511627776 (default 67108864); checked at each add of a new key or a larger payload; queues created with CAP_SYS_RESOURCE are exempt");
+		 "Most bytes the key records and payloads of one user's queues may take, each at its allocated size, 0 (no limit)..1099511627776 (default 67108864); checked at each add of a new key or a larger payload; queues created through a descriptor whose opener had CAP_SYS_RESOURCE are exempt");
 
 unsigned int kwq_max_payload = 4096;
 KWQ_PARAM(max_payload, kwq_max_payload, kwq_param_uint_ops, 0, KWQ_PAYLOAD_LIMIT);

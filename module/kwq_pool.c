@@ -353,10 +353,13 @@ EXPORT_SYMBOL_GPL(kwq_pool_start);
  * none of its threads exists, and @pool is freed. It waits for running
  * handlers without a time limit, so handlers must not block forever.
  *
- * Context: process context; sleeps. Not from a handler of @pool.
+ * Context: process context; sleeps. Not from a handler of @pool, nor a
+ * drain from a handler of any pool on @pool's queue.
  * Return: 0, -EINVAL (unknown @mode: nothing was done), -EDEADLK (called
- * from one of @pool's handlers: nothing was done), or for a drain the
- * error of kwq_shutdown_drain() (the pool is stopped and freed anyway).
+ * from one of @pool's handlers, or a drain from a handler of any pool on
+ * the same queue, which would wait for its own key: nothing was done), or
+ * for a drain the error of kwq_shutdown_drain() (the pool is stopped and
+ * freed anyway).
  */
 int kwq_pool_stop(struct kwq_pool *pool, enum kwq_pool_stop_mode mode, ktime_t deadline,
 		  struct kwq_pool_stats *final)
@@ -367,7 +370,7 @@ int kwq_pool_stop(struct kwq_pool *pool, enum kwq_pool_stop_mode mode, ktime_t d
 	might_sleep();
 	if (mode != KWQ_POOL_CANCEL && mode != KWQ_POOL_DRAIN)
 		return -EINVAL;
-	if (kwq_pool_current() == pool)
+	if (kwq_pool_current() == pool || (mode == KWQ_POOL_DRAIN && kwq_pool_handles(q)))
 		return -EDEADLK;
 	if (mode == KWQ_POOL_DRAIN)
 		ret = kwq_shutdown_drain(q, deadline, KWQ_DRAIN_FLUSH_WAITING);

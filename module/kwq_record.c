@@ -251,14 +251,19 @@ void kwq_sides_idle_locked(struct kwq *q)
 	lockdep_assert_held(&q->lock);
 	if (q->sides_trimming || q->dead)
 		return;
+	/*
+	 * The timer runs without a reference of its own: on a queue whose
+	 * last reference is being dropped, leave the sides to kwq_release().
+	 */
+	if (!kref_get_unless_zero(&q->ref))
+		return;
 	q->sides_trimming = true;
-	kwq_get_ref(q);
 	queue_work(kwq_resize_wq, &q->sides_work);
 }
 
 /*
  * If no side is in use now (a key may have taken one since
- * kwq_sides_idle_locked()), keep the newest chunks of KWQ_SIDES_KEPT
+ * kwq_sides_idle_locked()), keep the first chunks of KWQ_SIDES_KEPT
  * sides: their sides become the only spares, in one hold of a constant
  * length (KWQ_SIDES_KEPT sides); the other chunks are freed after it. A
  * queue that needs more again allocates them again.

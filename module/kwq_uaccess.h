@@ -132,13 +132,14 @@ static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32
 static __always_inline int kwq_probe_writable(void __user *p, size_t len)
 {
 	u8 __user *b = p;
-	u8 __user *last = b + len - 1;
+	u8 __user *last;
 	u8 v;
 
 	if (!len)
 		return 0;
 	if (!user_access_begin(b, len))
 		return -EFAULT;
+	last = b + len - 1;
 	unsafe_get_user(v, b, fault);
 	unsafe_put_user(v, b, fault);
 	/* Up to a page's length the two ends cover every page touched. */
