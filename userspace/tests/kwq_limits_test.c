@@ -354,6 +354,56 @@ static void test_exempt_is_openers(void)
 	param_set("max_key_bytes_per_user", old_b);
 }
 
+/* How many lines of @cmd's output (run by sh) start with @prefix; -1 on error. */
+static int count_lines(const char *cmd, const char *prefix)
+{
+	char line[256];
+	int n = 0;
+	FILE *p = popen(cmd, "r");
+
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		n += !strncmp(line, prefix, strlen(prefix));
+	return pclose(p) ? -1 : n;
+}
+
+/*
+ * max_queues goes to 65,536: kwqctl list and metrics name every queue,
+ * past the 1,024 they once stopped at.
+ */
+#define MANY_QUEUES	1030
+
+static void test_kwqctl_many_queues(void)
+{
+	long long old = param_read("max_queues");
+	char name[KWQ_NAME_MAX], prefix[64];
+	int i, fd, made = 0;
+
+	param_set("max_queues", 2048);
+	for (i = 0; i < MANY_QUEUES; i++) {
+		snprintf(name, sizeof(name), "lk-%d-%d", getpid(), i);
+		fd = kwq_create(name, 0600, 0);
+		if (fd < 0)
+			break;
+		close(fd);
+		made++;
+	}
+	is(made, MANY_QUEUES, "root makes %d named queues (max_queues=2048)", MANY_QUEUES);
+	snprintf(prefix, sizeof(prefix), "lk-%d-", getpid());
+	is(count_lines("kwqctl list", prefix), MANY_QUEUES, "kwqctl list names all %d",
+	   MANY_QUEUES);
+	snprintf(prefix, sizeof(prefix), "workqueue_depth{name=\"lk-%d-", getpid());
+	is(count_lines("kwqctl metrics", prefix), MANY_QUEUES,
+	   "kwqctl metrics has a depth for each of them");
+	for (i = 0; i < made; i++) {
+		snprintf(name, sizeof(name), "lk-%d-%d", getpid(), i);
+		destroy_named(name);
+	}
+	param_set("max_queues", old);
+	is(param_read("max_queues"), old, "max_queues is back at %lld", old);
+}
+
 /* ---- memory cgroups ---- */
 
 static int cg_setup(void)
@@ -547,6 +597,7 @@ int main(int argc, char **argv)
 	test_params();
 	test_user_limit();
 	test_exempt_is_openers();
+	test_kwqctl_many_queues();
 	if (memcg)
 		test_memcg();
 	else
