@@ -160,6 +160,16 @@ static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 	return ret;
 }
 
+/*
+ * Out of memory for a side (a get, or a retry's re-add), nothing lost:
+ * wait 100 ms before trying again, so that memory pressure does not spin
+ * a worker.
+ */
+static void kwq_pool_nomem_pause(void)
+{
+	schedule_timeout_idle(HZ / 10);
+}
+
 /* client-go's `queue.NumRequeues(key) >= maxRetries`, when a limit is set. */
 static bool kwq_pool_retries_exhausted(struct kwq_pool *pool, const void *key, u32 len)
 {
@@ -205,8 +215,8 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 	} else {
 		added = kwq_add_rate_limited(q, key, len);
 		if (added == -ENOMEM) {
-			/* No memory for the backoff: back to the head after a pause, not lost. */
-			schedule_timeout_idle(HZ / 10);
+			/* No memory for the backoff: back to the head after a pause. */
+			kwq_pool_nomem_pause();
 			kwq_requeue_ticket(q, key, len, w->ticket);
 			outcome = &pool->retried;
 			goto out;
@@ -233,8 +243,8 @@ static int kwq_pool_worker_fn(void *arg)
 		if (!ret) {
 			kwq_pool_handle(w, len);
 		} else if (ret == -ENOMEM) {
-			/* Nothing was taken: try again shortly rather than leave. */
-			schedule_timeout_idle(HZ / 10);
+			/* Nothing was taken: try again rather than leave. */
+			kwq_pool_nomem_pause();
 		} else {
 			break;
 		}

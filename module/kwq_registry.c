@@ -293,21 +293,22 @@ EXPORT_SYMBOL_GPL(kwq_lookup);
 long kwq_registry_names(const struct ipc_namespace *scope, u32 cap, char **names)
 {
 	struct kwq *q;
-	u32 count = 0, n = 0;
+	u32 count = 0, want, n = 0;
 
 	*names = NULL;
 	mutex_lock(&kwq_registry_lock);
 	list_for_each_entry(q, &kwq_registry, node)
 		count += q->scope == scope;
-	if (min(cap, count)) {
-		*names = kvcalloc(min(cap, count), KWQ_NAME_MAX, GFP_KERNEL_ACCOUNT);
+	want = min(cap, count);
+	if (want) {
+		*names = kvcalloc(want, KWQ_NAME_MAX, GFP_KERNEL_ACCOUNT);
 		if (!*names) {
 			mutex_unlock(&kwq_registry_lock);
 			return -ENOMEM;
 		}
 	}
 	list_for_each_entry(q, &kwq_registry, node) {
-		if (q->scope != scope || n >= min(cap, count))
+		if (q->scope != scope || n >= want)
 			continue;
 		strscpy_pad(*names + (size_t)n * KWQ_NAME_MAX, q->name, KWQ_NAME_MAX);
 		n++;
