@@ -67,12 +67,41 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
 }
 
 /*
+ * Whether an add of @it (NULL: a new key) may give it a side
+ * (kwq_state.h), so needs a spare one first. A key has at most one: one
+ * that has it (processing, or waiting beside its queued or processing
+ * state) takes no other, so the re-add of a key being processed
+ * allocates nothing. A new key only for a debounced entry's bound (a
+ * plain one lives in the record); another key when the add may give it
+ * an entry (in a side if it is queued, or bounded) or queue it while it
+ * waits alone (its entry moves to a side).
+ */
+static bool kwq_add_may_take_side(const struct kwq_item *it, s64 delay_ns, u32 flags)
+{
+	if (!it)
+		return delay_ns > 0 && (flags & KWQ_AFTER_DEBOUNCE);
+	if (!it->lone && it->side)
+		return false;
+	return delay_ns > 0 || (flags & KWQ_ADD_RATE_LIMITED) || (it->state & KWQ_ITEM_WAITING);
+}
+
+/*
+ * With lockdep (like kwq_st_check()): an add kwq_add_may_take_side() let
+ * go without a spare took none, or a later one would find the stack empty.
+ */
+static void kwq_add_check_sides(struct kwq *q, bool may_take, u32 spare_before)
+{
+	if (IS_ENABLED(CONFIG_LOCKDEP))
+		WARN_ON_ONCE(!may_take && q->n_side_spare < spare_before);
+}
+
+/*
  * One add, now (@o->delay_ns <= 0) or after a delay, with kwq.lock held.
  * A new key takes *@fresh if the caller allocated one, or a record
  * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
  * and the caller allocates one unlocked and calls again. An unused
  * *@fresh is the caller's to free. Only the first add of a key allocates
- * a record; an add that may give a key a side (all but a duplicate)
+ * a record; an add that may give a key a side (kwq_add_may_take_side())
  * needs a spare one first, and returns -EWOULDBLOCK too if it could not
  * have one without sleeping. @o was checked by the caller.
  */
@@ -85,7 +114,9 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 	u32 flags = o->flags;
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
 	u32 len = k->len;
+	u32 spare_before = q->n_side_spare;
 	struct kwq_item *it;
+	bool may_take;
 	int ret;
 
 	if (q->dead)
@@ -106,8 +137,9 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 		trace_kwq_add(q->name, key, len, KWQ_ADD_DUPLICATE, 0);
 		return KWQ_ADD_DUPLICATE;
 	}
-	/* Any other add may give the key a side: have one before anything changes. */
-	if (!kwq_side_ensure_locked(q))
+	/* One that may give the key a side has a spare before anything changes. */
+	may_take = kwq_add_may_take_side(it, delay_ns, flags);
+	if (may_take && !kwq_side_ensure_locked(q))
 		return -EWOULDBLOCK;
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
@@ -153,6 +185,7 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 		kwq_payload_set_locked(q, it, w->payload);
 		w->payload = NULL;
 	}
+	kwq_add_check_sides(q, may_take, spare_before);
 	trace_kwq_add(q->name, key, len, ret, delay_ns > 0 ? delay_ns : 0);
 	return ret;
 }

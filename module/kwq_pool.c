@@ -160,16 +160,6 @@ static int kwq_pool_take(struct kwq_pool_worker *w, u32 *len)
 	return ret;
 }
 
-/*
- * Out of memory for a side (a get, or a retry's re-add), nothing lost:
- * wait 100 ms before trying again, so that memory pressure does not spin
- * a worker.
- */
-static void kwq_pool_nomem_pause(void)
-{
-	schedule_timeout_idle(HZ / 10);
-}
-
 /* client-go's `queue.NumRequeues(key) >= maxRetries`, when a limit is set. */
 static bool kwq_pool_retries_exhausted(struct kwq_pool *pool, const void *key, u32 len)
 {
@@ -213,15 +203,14 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 		kwq_forget(q, key, len);
 		outcome = &pool->failed;
 	} else {
+		/*
+		 * A key the worker holds has its record and its side, so its
+		 * re-add allocates nothing and is refused only when the queue
+		 * shuts down or is destroyed. Only after a processing timeout
+		 * ended the hand-out (and put the key back) can it find no
+		 * memory.
+		 */
 		added = kwq_add_rate_limited(q, key, len);
-		if (added == -ENOMEM) {
-			/* No memory for the backoff: back to the head after a pause. */
-			kwq_pool_nomem_pause();
-			kwq_requeue_ticket(q, key, len, w->ticket);
-			outcome = &pool->retried;
-			goto out;
-		}
-		/* Else refused only when shutting down or destroyed. */
 		outcome = added >= 0 ? &pool->retried : &pool->dropped;
 	}
 	kwq_done_ticket(q, key, len, w->ticket);
@@ -243,8 +232,11 @@ static int kwq_pool_worker_fn(void *arg)
 		if (!ret) {
 			kwq_pool_handle(w, len);
 		} else if (ret == -ENOMEM) {
-			/* Nothing was taken: try again rather than leave. */
-			kwq_pool_nomem_pause();
+			/*
+			 * No side for the key, nothing taken: try again, 100 ms
+			 * later so that memory pressure does not spin a worker.
+			 */
+			schedule_timeout_idle(HZ / 10);
 		} else {
 			break;
 		}

@@ -81,7 +81,9 @@ enum kwq_pool_stop_mode {
  * @failed: permanent errors: KWQ_POOL_DROP, or a retryable error after
  *	@max_retries (key forgotten and done).
  * @dropped: retryable errors the queue refused to re-add because it is
- *	shutting down or destroyed (key done, not retried).
+ *	shutting down or destroyed (key done, not retried), or, only after
+ *	a processing timeout ended the hand-out and put the key back, for
+ *	want of memory.
  * @aborted: KWQ_POOL_ABORT while stopping (key put back at the head).
  * @workers: threads the pool was started with.
  * @running: threads that have not left their loop yet.
