@@ -43,6 +43,8 @@ struct pool_env {
 	struct fake_clock *fc;
 	struct kwq *q;
 	struct kwq_pool *pool;
+	/* A second pool on the same queue (kwq_pool_test_invalid). */
+	struct kwq_pool *other;
 	u32 workers;
 	/* Handler script (see pool_handler()). */
 	int fail_first;
@@ -91,6 +93,8 @@ static void pool_test_exit(struct kunit *test)
 		wait_for_completion(&env->stop_done);
 	if (env->pool)
 		kwq_pool_stop(env->pool, KWQ_POOL_CANCEL, KWQ_NOWAIT, NULL);
+	if (env->other)
+		kwq_pool_stop(env->other, KWQ_POOL_CANCEL, KWQ_NOWAIT, NULL);
 	if (env->q)
 		kwq_destroy(env->q);
 }
@@ -150,6 +154,14 @@ static struct kwq_pool_stats pstats(struct pool_env *env)
 	return st;
 }
 
+static struct kwq_pool_stats other_stats(struct pool_env *env)
+{
+	struct kwq_pool_stats st;
+
+	kwq_pool_stats(env->other, &st);
+	return st;
+}
+
 static struct kwq_stats qstats(struct kwq *q)
 {
 	struct kwq_stats st;
@@ -206,12 +218,14 @@ static void key_str(char *buf, size_t size, const void *key, u32 len)
  *  a...  always env->err
  *  s...  signal env->entered, wait (interruptibly) for env->release, then 0
  *  b...  signal env->entered, wait until the pool stops, KWQ_POOL_ABORT
- *  x...  try to stop its own pool and to drain its own queue (both
+ *  x...  try to stop its own pool, to drain its own queue and to
+ *        stop the queue's other pool (env->other) with a drain (all
  *        must be refused), then 0
  */
 static int pool_handler(void *ctx, const void *key, u32 len)
 {
 	struct pool_env *env = ctx;
+	struct kwq_pool *other;
 	unsigned long end;
 	char buf[32];
 	unsigned int n;
@@ -255,6 +269,10 @@ static int pool_handler(void *ctx, const void *key, u32 len)
 			atomic_inc(&env->deadlk);
 		/* The drain would wait for this handler's own key. */
 		if (kwq_shutdown_drain(env->q, KWQ_NOWAIT, 0) == -EDEADLK)
+			atomic_inc(&env->deadlk);
+		/* So would a drain that stops another pool of the queue. */
+		other = kwq_pool_current() == env->pool ? env->other : env->pool;
+		if (other && kwq_pool_stop(other, KWQ_POOL_DRAIN, KWQ_NOWAIT, NULL) == -EDEADLK)
 			atomic_inc(&env->deadlk);
 		return 0;
 	}
@@ -627,14 +645,21 @@ static void kwq_pool_test_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_pool_start(env->q, &attr)), -EINVAL);
 
 	start_pool(test, env, 2, pool_handler, 0);
+	attr.handler = pool_handler;
+	env->other = kwq_pool_start(env->q, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->other);
 	/* An unknown mode changes nothing: the pool still works. */
 	KUNIT_EXPECT_EQ(test, kwq_pool_stop(env->pool, 7, KWQ_NOWAIT, NULL), -EINVAL);
-	/* A handler can neither stop its pool nor drain its queue: it would wait for itself. */
+	/*
+	 * A handler can neither stop its pool nor drain its queue, nor stop
+	 * the queue's other pool with a drain: each would wait for itself.
+	 */
 	KUNIT_ASSERT_EQ(test, add(env->q, "x"), KWQ_ADD_QUEUED);
-	KUNIT_ASSERT_TRUE(test, wait_until(pstats(env).handled == 1));
-	KUNIT_EXPECT_EQ(test, atomic_read(&env->deadlk), 2);
+	KUNIT_ASSERT_TRUE(test, wait_until(pstats(env).handled + other_stats(env).handled == 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&env->deadlk), 3);
 	KUNIT_EXPECT_FALSE(test, kwq_shutting_down(env->q));
 	KUNIT_EXPECT_EQ(test, pstats(env).running, 2);
+	KUNIT_EXPECT_EQ(test, other_stats(env).running, 1);
 }
 
 #define ATOMIC_KEYS	32
