@@ -67,33 +67,36 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
 }
 
 /*
- * Whether an add of @it (NULL: a new key) may give it a side
- * (kwq_state.h), so needs a spare one first. A key has at most one: one
- * that has it (processing, or waiting beside its queued or processing
- * state) takes no other, so the re-add of a key being processed
- * allocates nothing. A new key only for a debounced entry's bound (a
- * plain one lives in the record); another key when the add may give it
- * an entry (in a side if it is queued, or bounded) or queue it while it
- * waits alone (its entry moves to a side).
+ * Whether an add of @it (NULL: a new key) makes sure of a spare side
+ * first (kwq_state.h): one that queues the key, so that the get to come
+ * finds a spare (the consumer of a full memory cgroup can still take its
+ * keys out), or that may give it a side. Not an add now of a key already
+ * queued, which only counts a duplicate, nor any add of a key that has
+ * its side (being processed, or waiting beside its queued or processing
+ * state): a key has at most one, so the re-add of a key being processed
+ * allocates nothing.
  */
-static bool kwq_add_may_take_side(const struct kwq_item *it, s64 delay_ns, u32 flags)
+static bool kwq_add_wants_spare(const struct kwq_item *it, s64 delay_ns, u32 flags)
 {
 	if (!it)
-		return delay_ns > 0 && (flags & KWQ_AFTER_DEBOUNCE);
+		return true;
 	if (!it->lone && it->side)
 		return false;
-	return delay_ns > 0 || (flags & KWQ_ADD_RATE_LIMITED) || (it->state & KWQ_ITEM_WAITING);
+	return !(it->state & KWQ_ITEM_DIRTY) || delay_ns > 0 || (flags & KWQ_ADD_RATE_LIMITED);
 }
 
 /*
- * With lockdep (like kwq_st_check()): an add kwq_add_may_take_side() let
- * go without a spare took none, or a later one would find the stack empty.
+ * With lockdep (like kwq_st_check()): an add that did not want a spare
+ * (kwq_add_wants_spare()) took none, or one could find the stack empty.
  */
-static void kwq_add_check_sides(struct kwq *q, bool may_take, u32 spare_before)
+static void kwq_add_check_sides(struct kwq *q, bool wants_spare, u32 spare_before)
 {
 	if (IS_ENABLED(CONFIG_LOCKDEP))
-		WARN_ON_ONCE(!may_take && q->n_side_spare < spare_before);
+		WARN_ON_ONCE(!wants_spare && q->n_side_spare < spare_before);
 }
+
+/* kwq_add_locked()'s own return: no spare side without sleeping. */
+#define KWQ_ADD_NO_SIDE	(-ENOBUFS)
 
 /*
  * One add, now (@o->delay_ns <= 0) or after a delay, with kwq.lock held.
@@ -101,9 +104,10 @@ static void kwq_add_check_sides(struct kwq *q, bool may_take, u32 spare_before)
  * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
  * and the caller allocates one unlocked and calls again. An unused
  * *@fresh is the caller's to free. Only the first add of a key allocates
- * a record; an add that may give a key a side (kwq_add_may_take_side())
- * needs a spare one first, and returns -EWOULDBLOCK too if it could not
- * have one without sleeping. @o was checked by the caller.
+ * a record; an add that queues a key or may give it a side
+ * (kwq_add_wants_spare()) makes sure of a spare side first, and returns
+ * KWQ_ADD_NO_SIDE if it could not have one without sleeping. @o was
+ * checked by the caller.
  */
 static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 			  const struct kwq_add_opts *o, gfp_t gfp, struct kwq_item **fresh,
@@ -116,7 +120,7 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 	u32 len = k->len;
 	u32 spare_before = q->n_side_spare;
 	struct kwq_item *it;
-	bool may_take;
+	bool wants_spare;
 	int ret;
 
 	if (q->dead)
@@ -137,10 +141,10 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 		trace_kwq_add(q->name, key, len, KWQ_ADD_DUPLICATE, 0);
 		return KWQ_ADD_DUPLICATE;
 	}
-	/* One that may give the key a side has a spare before anything changes. */
-	may_take = kwq_add_may_take_side(it, delay_ns, flags);
-	if (may_take && !kwq_side_ensure_locked(q))
-		return -EWOULDBLOCK;
+	/* A spare side first, if the add wants one: before anything changes. */
+	wants_spare = kwq_add_wants_spare(it, delay_ns, flags);
+	if (wants_spare && !kwq_side_ensure_locked(q))
+		return KWQ_ADD_NO_SIDE;
 	if (!it) {
 		/* At the limit, a backoff-only record gives way to real work. */
 		if (q->items.n >= q->max_items && list_empty(&q->backoff))
@@ -185,15 +189,16 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 		kwq_payload_set_locked(q, it, w->payload);
 		w->payload = NULL;
 	}
-	kwq_add_check_sides(q, may_take, spare_before);
+	kwq_add_check_sides(q, wants_spare, spare_before);
 	trace_kwq_add(q->name, key, len, ret, delay_ns > 0 ? delay_ns : 0);
 	return ret;
 }
 
 /*
- * kwq_add_locked() until it has a record and a spare side: drops the lock
- * to allocate one sleeping when the allocation without sleeping failed,
- * then tries again (with a record it cannot fail that way; a spare side
+ * kwq_add_locked() until it has what it needs, a record for a new key
+ * and a spare side if it may take one: drops the lock to allocate the
+ * missing one sleeping when the allocation without sleeping failed, then
+ * tries again (with a record it cannot fail that way; a spare side
  * another add took meanwhile is allocated again). The lock is held on
  * return either way. One call site, so kwq_add_locked() is inlined here:
  * a call level less on every add.
@@ -206,15 +211,14 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 
 	for (;;) {
 		ret = kwq_add_locked(q, k, o, gfp, &fresh, w);
-		if (ret != -EWOULDBLOCK)
-			break;
-		if (!q->side_spare) {
-			/* A spare side first (kwq_side_ensure_locked() failed). */
+		if (ret == KWQ_ADD_NO_SIDE) {
 			ret = kwq_side_refill_locked(q, gfp);
 			if (ret)
 				break;
 			continue;
 		}
+		if (ret != -EWOULDBLOCK)
+			break;
 		if (WARN_ON_ONCE(fresh))
 			break;
 		kwq_unlock(q);

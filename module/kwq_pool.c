@@ -206,9 +206,10 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 		/*
 		 * A key the worker holds has its record and its side, so its
 		 * re-add allocates nothing and is refused only when the queue
-		 * shuts down or is destroyed. Only after a processing timeout
-		 * ended the hand-out (and put the key back) can it find no
-		 * memory.
+		 * shuts down or is destroyed. Only once the hand-out ended
+		 * otherwise (a processing timeout, a done or requeue naming no
+		 * hand-out), which put the key back or finished it, can the
+		 * re-add find no memory or a full queue.
 		 */
 		added = kwq_add_rate_limited(q, key, len);
 		outcome = added >= 0 ? &pool->retried : &pool->dropped;

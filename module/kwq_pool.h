@@ -81,9 +81,9 @@ enum kwq_pool_stop_mode {
  * @failed: permanent errors: KWQ_POOL_DROP, or a retryable error after
  *	@max_retries (key forgotten and done).
  * @dropped: retryable errors the queue refused to re-add because it is
- *	shutting down or destroyed (key done, not retried), or, only after
- *	a processing timeout ended the hand-out and put the key back, for
- *	want of memory.
+ *	shutting down or destroyed (key done, not retried), or, only once
+ *	the hand-out ended otherwise (a processing timeout, a done or
+ *	requeue naming no hand-out), for want of memory or room.
  * @aborted: KWQ_POOL_ABORT while stopping (key put back at the head).
  * @workers: threads the pool was started with.
  * @running: threads that have not left their loop yet.
