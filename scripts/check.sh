@@ -184,10 +184,13 @@ run_flavour() {
 	fi
 	if grep -qx failslab "$guest/kernel-checkers"; then
 		need=1
-		if [[ ! -s $out/$flavour-faults.tap ]] || grep -q '# SKIP' "$out/$flavour-faults.tap"; then
-			echo "the fault sweep did not run on $flavour"
-			bad=1
-		fi
+		for section in faults faults-pool; do
+			if [[ ! -s $out/$flavour-$section.tap ]] ||
+				grep -q '# SKIP' "$out/$flavour-$section.tap"; then
+				echo "the fault section $section did not run on $flavour"
+				bad=1
+			fi
+		done
 	fi
 	((need == 0)) || verdict "$flavour-kunit-and-faults-ran" $bad
 	echo "the $flavour guest ran $((SECONDS - t0)) s; its slowest sections:"

@@ -15,6 +15,89 @@ faults_skip() { # REASON
 	tap_end
 }
 
+# faults_pool: a pool worker whose get finds no memory for its key's side
+# tries again 100 ms later rather than leave its loop (kwq-pool.rst).
+# Every add that queues a key makes sure of a spare side and a worker's
+# done gives its side back, so the worker's get must first find none:
+# while its handler sleeps on kernel/0, that key is also made to wait 60 s
+# (it keeps its side past the done), keys u/0..59 are added (the first
+# page's 55 spare sides suffice) and a user program takes and holds 55 of
+# them. Then failslab, with its task filter, fails the worker thread's
+# next 3 allocations: the side chunk of its look without sleeping and of
+# its sleeping refill, which end that get with -ENOMEM, then one more.
+# Checks that all 3 were injected (else the path was not reached), that
+# the worker handled the 5 keys left and still runs. A worker that left
+# its loop on -ENOMEM (planted) handles none of them.
+fp_stat() { # FIELD: one number of `kwqctl --kernel stats f-pool`
+	./bin/kwqctl --kernel stats f-pool | awk -v f="$1" '{
+		for (i = 1; i < NF; i++)
+			if ($i == f) { split($(i + 1), v, "/"); print v[1]; exit }
+	}'
+}
+fp_wait() { # CMD...: run CMD every 0.1 s until it succeeds, up to 30 s
+	fp_i=0
+	until "$@"; do
+		[ $fp_i -ge 300 ] && return 1
+		sleep 0.1
+		fp_i=$((fp_i + 1))
+	done
+}
+fp_handled_is() { [ "$(cat /sys/module/kwq_sample/parameters/handled)" = "$1" ]; }
+fp_processing_is() { [ "$(fp_stat processing)" = "$1" ]; }
+
+faults_pool() {
+	tap_begin faults-pool
+	if ! insmod ./kwq_sample.ko queue=f-pool create=1 workers=1 work_us=10000000; then
+		tap 1 "insmod kwq_sample.ko queue=f-pool create=1 workers=1"
+		tap_end
+		return
+	fi
+	fp_pid=""
+	for fp_d in /proc/[0-9]*; do
+		[ "$(cat "$fp_d/comm" 2>/dev/null)" = kwq0/f-pool ] && fp_pid=${fp_d#/proc/}
+	done
+	tap "$([ -n "$fp_pid" ]; echo $?)" "the pool's worker thread kwq0/f-pool runs"
+	echo 1 > /sys/module/kwq_sample/parameters/produce
+	fp_wait fp_processing_is 1
+	tap $? "the worker takes kernel/0 and sleeps 10 s on it"
+	echo 0 > /sys/module/kwq_sample/parameters/work_us
+	./bin/kwqctl --kernel add-after f-pool 60000 kernel/0 >/dev/null &&
+		./bin/kwq_sample_test produce --kernel f-pool u 0 60 >/dev/null
+	tap $? "kernel/0 also waits 60 s; u/0..59 are added"
+	rm -f /tmp/fp-ready
+	./bin/kwq_sample_test consume --kernel f-pool u 0 60 --done 0 --hold 55 \
+		--ready /tmp/fp-ready >/dev/null &
+	fp_holder=$!
+	fp_wait test -e /tmp/fp-ready
+	tap $? "a user program holds u/0..54"
+	# The task filter first, the count last: failures armed before the
+	# filter would hit this shell's own writes instead of the worker.
+	fp_ok=0
+	for fp_kv in task-filter=Y ignore-gfp-wait=N space=0 verbose=0 interval=1 \
+		probability=100; do
+		echo "${fp_kv#*=}" > "$faults_dir/${fp_kv%%=*}" || fp_ok=1
+	done
+	echo 1 > "/proc/$fp_pid/make-it-fail" || fp_ok=1
+	echo 3 > "$faults_dir/times" || fp_ok=1
+	tap $fp_ok "failslab armed for the worker thread only, before its handler returns"
+	fp_wait fp_handled_is 6
+	fp_r=$?
+	fp_left=$(cat "$faults_dir/times")
+	{ echo 0 > "/proc/$fp_pid/make-it-fail"; } 2>/dev/null
+	tap "$([ "$fp_left" = 0 ]; echo $?)" "failslab failed 3 allocations of the worker ($fp_left left)"
+	tap $fp_r "the worker handled u/55..59 after its get failed with -ENOMEM"
+	tap "$([ "$(cat "/proc/$fp_pid/comm" 2>/dev/null)" = kwq0/f-pool ]; echo $?)" \
+		"the worker thread still runs"
+	kill "$fp_holder"
+	wait "$fp_holder" 2>/dev/null
+	fp_wait fp_handled_is 61
+	tap $? "u/0..54 come back when their holder dies and are handled"
+	./bin/kwqctl --kernel cancel f-pool kernel/0 >/dev/null
+	rmmod kwq_sample
+	tap $? "rmmod kwq_sample"
+	tap_end
+}
+
 # The failslab knobs kwq_faults sets for its run (and restores).
 faults_dir=/sys/kernel/debug/failslab
 faults_knobs="ignore-gfp-wait verbose task-filter times interval space probability"
@@ -38,6 +121,7 @@ else
 		faults_saved="$faults_saved $faults_k=$(cat "$faults_dir/$faults_k")"
 	done
 	tap_program faults ./bin/kwq_faults
+	faults_pool
 	for faults_kv in $faults_saved; do
 		echo "${faults_kv#*=}" > "$faults_dir/${faults_kv%%=*}"
 	done
