@@ -185,7 +185,7 @@ run_flavour() {
 	if grep -qx failslab "$guest/kernel-checkers"; then
 		need=1
 		for section in faults faults-pool; do
-			if [[ ! -s $out/$flavour-$section.tap ]] ||
+			if ! grep -qx "$section" "$out/$flavour.sections" ||
 				grep -q '# SKIP' "$out/$flavour-$section.tap"; then
 				echo "the fault section $section did not run on $flavour"
 				bad=1

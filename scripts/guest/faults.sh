@@ -23,11 +23,13 @@ faults_skip() { # REASON
 # (it keeps its side past the done), keys u/0..59 are added (the first
 # page's 55 spare sides suffice) and a user program takes and holds 55 of
 # them. Then failslab, with its task filter, fails the worker thread's
-# next 3 allocations: the side chunk of its look without sleeping and of
-# its sleeping refill, which end that get with -ENOMEM, then one more.
-# Checks that all 3 were injected (else the path was not reached), that
-# the worker handled the 5 keys left and still runs. A worker that left
-# its loop on -ENOMEM (planted) handles none of them.
+# next 6 allocations. A get makes 3 back to back (the side chunk of its
+# first look without sleeping, of the wait loop's, and of its sleeping
+# refill) and the worker allocates nothing between its handler's return
+# and its get, so two gets end with -ENOMEM. Checks that all 6 were
+# injected (else the path was not reached), that the worker handled the
+# 5 keys left and still runs. A worker that left its loop on -ENOMEM
+# (planted) handles none of them.
 fp_stat() { # FIELD: one number of `kwqctl --kernel stats f-pool`
 	./bin/kwqctl --kernel stats f-pool | awk -v f="$1" '{
 		for (i = 1; i < NF; i++)
@@ -78,13 +80,17 @@ faults_pool() {
 		echo "${fp_kv#*=}" > "$faults_dir/${fp_kv%%=*}" || fp_ok=1
 	done
 	echo 1 > "/proc/$fp_pid/make-it-fail" || fp_ok=1
-	echo 3 > "$faults_dir/times" || fp_ok=1
-	tap $fp_ok "failslab armed for the worker thread only, before its handler returns"
+	echo 6 > "$faults_dir/times" || fp_ok=1
+	tap $fp_ok "failslab armed for the worker thread only"
+	fp_handled_is 0
+	tap $? "... while its handler still sleeps on kernel/0 (else raise work_us)"
 	fp_wait fp_handled_is 6
 	fp_r=$?
 	fp_left=$(cat "$faults_dir/times")
+	# Disarmed for everyone before the knobs are restored one by one.
+	echo 0 > "$faults_dir/probability"
 	{ echo 0 > "/proc/$fp_pid/make-it-fail"; } 2>/dev/null
-	tap "$([ "$fp_left" = 0 ]; echo $?)" "failslab failed 3 allocations of the worker ($fp_left left)"
+	tap "$([ "$fp_left" = 0 ]; echo $?)" "failslab failed 6 allocations of the worker ($fp_left left)"
 	tap $fp_r "the worker handled u/55..59 after its get failed with -ENOMEM"
 	tap "$([ "$(cat "/proc/$fp_pid/comm" 2>/dev/null)" = kwq0/f-pool ]; echo $?)" \
 		"the worker thread still runs"
@@ -95,12 +101,17 @@ faults_pool() {
 	./bin/kwqctl --kernel cancel f-pool kernel/0 >/dev/null
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample"
+	./bin/kwqctl --kernel destroy f-pool
+	tap $? "destroy f-pool"
+	rm -f /tmp/fp-ready
 	tap_end
 }
 
-# The failslab knobs kwq_faults sets for its run (and restores).
+# The failslab knobs kwq_faults sets for its run (and restores),
+# probability first: restored last, a test's probability of 100 would arm
+# failslab for every task while the task filter and count go back.
 faults_dir=/sys/kernel/debug/failslab
-faults_knobs="ignore-gfp-wait verbose task-filter times interval space probability"
+faults_knobs="probability ignore-gfp-wait verbose task-filter times interval space"
 faults_missing=""
 for faults_k in $faults_knobs; do
 	[ -w "$faults_dir/$faults_k" ] || faults_missing="$faults_missing $faults_k"
