@@ -122,10 +122,13 @@ static void start_pool(struct kunit *test, struct pool_env *env, u32 workers,
 		.workers = workers,
 		.max_retries = max_retries,
 	};
+	struct kwq_pool *pool;
 
 	env->workers = workers;
-	env->pool = kwq_pool_start(env->q, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->pool);
+	/* Set only once started: the exit stops what it finds there. */
+	pool = kwq_pool_start(env->q, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	env->pool = pool;
 }
 
 static int stop_pool(struct pool_env *env, enum kwq_pool_stop_mode mode, ktime_t deadline,
@@ -632,6 +635,7 @@ static void kwq_pool_test_invalid(struct kunit *test)
 {
 	struct pool_env *env = test->priv;
 	struct kwq_pool_attr attr = { .handler = pool_handler, .ctx = env, .workers = 1 };
+	struct kwq_pool *other;
 
 	real_queue(test, env);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(kwq_pool_start(NULL, &attr)), -EINVAL);
@@ -646,8 +650,9 @@ static void kwq_pool_test_invalid(struct kunit *test)
 
 	start_pool(test, env, 2, pool_handler, 0);
 	attr.handler = pool_handler;
-	env->other = kwq_pool_start(env->q, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->other);
+	other = kwq_pool_start(env->q, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	env->other = other;
 	/* An unknown mode changes nothing: the pool still works. */
 	KUNIT_EXPECT_EQ(test, kwq_pool_stop(env->pool, 7, KWQ_NOWAIT, NULL), -EINVAL);
 	/*
