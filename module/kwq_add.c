@@ -73,8 +73,8 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
  * keys out), or that may give it a side. Not an add now of a key already
  * queued, which only counts a duplicate, nor any add of a key that has
  * its side (being processed, or waiting beside its queued or processing
- * state): a key has at most one, so the re-add of a key being processed
- * allocates nothing.
+ * state or with a debounce bound): a key has at most one, so the re-add
+ * of a key being processed allocates no side.
  */
 static bool kwq_add_wants_spare(const struct kwq_item *it, s64 delay_ns, u32 flags)
 {

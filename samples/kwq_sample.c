@@ -180,7 +180,8 @@ MODULE_PARM_DESC(retried, "Failures retried with backoff (read-only)");
 module_param_cb(failed, &sample_stat_ops, SAMPLE_STAT(failed), 0444);
 MODULE_PARM_DESC(failed, "Keys given up after max_retries (read-only)");
 module_param_cb(dropped, &sample_stat_ops, SAMPLE_STAT(dropped), 0444);
-MODULE_PARM_DESC(dropped, "Retries refused because the queue was shutting down (read-only)");
+MODULE_PARM_DESC(dropped,
+		 "Retries the queue refused: shutting down, or the hand-out had ended (read-only)");
 
 static struct kwq *sample_attach(void)
 {
