@@ -4,15 +4,6 @@
 # worker pool while a user program produces, some keys fail on purpose and back off, and the
 # reverse direction. Leaves kwq loaded and no queue behind.
 
-# demo_wait CMD...: run CMD every 0.1 s until it succeeds, up to 30 s.
-demo_wait() {
-	d_i=0
-	until "$@"; do
-		[ $d_i -ge 300 ] && return 1
-		sleep 0.1
-		d_i=$((d_i + 1))
-	done
-}
 demo_params=/sys/module/kwq_sample/parameters
 demo_handled() { [ "$(cat $demo_params/handled)" = "$1" ]; }
 # demo_set PARAM VALUE: show and do `echo VALUE > .../PARAM`.
@@ -29,7 +20,7 @@ cat /proc/[0-9]*/comm 2>/dev/null | grep '^kwq[0-9]'
 
 say "The user program adds 20 keys; every 4th handler call fails (-EAGAIN), so that key is retried after its backoff"
 run kwq_sample_test produce --kernel orders order 0 20
-demo_wait demo_handled 20
+wait_for 30 demo_handled 20
 echo "\$ cd $demo_params && grep . handled retried failed"
 (cd $demo_params && grep . handled retried failed)
 run kwqctl --kernel stats orders
@@ -45,7 +36,7 @@ echo "(retries after 5, 10, 20, 40 ... ms: one second more adds only one or two)
 
 say "Let it recover: the next retry succeeds and the key's failures are forgotten"
 demo_set fail_every 0
-demo_wait demo_forgotten
+wait_for 30 demo_forgotten
 run kwqctl --kernel requeues orders order/flaky
 
 say "kwq cannot be unloaded while a module uses it; the module can"

@@ -30,22 +30,8 @@ faults_skip() { # REASON
 # injected (else the path was not reached), that the worker handled the
 # 5 keys left and still runs. A worker that left its loop on -ENOMEM
 # (planted) handles none of them.
-fp_stat() { # FIELD: one number of `kwqctl --kernel stats f-pool`
-	./bin/kwqctl --kernel stats f-pool | awk -v f="$1" '{
-		for (i = 1; i < NF; i++)
-			if ($i == f) { split($(i + 1), v, "/"); print v[1]; exit }
-	}'
-}
-fp_wait() { # CMD...: run CMD every 0.1 s until it succeeds, up to 30 s
-	fp_i=0
-	until "$@"; do
-		[ $fp_i -ge 300 ] && return 1
-		sleep 0.1
-		fp_i=$((fp_i + 1))
-	done
-}
 fp_handled_is() { [ "$(cat /sys/module/kwq_sample/parameters/handled)" = "$1" ]; }
-fp_processing_is() { [ "$(fp_stat processing)" = "$1" ]; }
+fp_processing_is() { [ "$(queue_stat f-pool processing)" = "$1" ]; }
 
 faults_pool() {
 	tap_begin faults-pool
@@ -60,7 +46,7 @@ faults_pool() {
 	done
 	tap "$([ -n "$fp_pid" ]; echo $?)" "the pool's worker thread kwq0/f-pool runs"
 	echo 1 > /sys/module/kwq_sample/parameters/produce
-	fp_wait fp_processing_is 1
+	wait_for 30 fp_processing_is 1
 	tap $? "the worker takes kernel/0 and sleeps 10 s on it"
 	echo 0 > /sys/module/kwq_sample/parameters/work_us
 	./bin/kwqctl --kernel add-after f-pool 60000 kernel/0 >/dev/null &&
@@ -70,7 +56,7 @@ faults_pool() {
 	./bin/kwq_sample_test consume --kernel f-pool u 0 60 --done 0 --hold 55 \
 		--ready /tmp/fp-ready >/dev/null &
 	fp_holder=$!
-	fp_wait test -e /tmp/fp-ready
+	wait_for 30 test -e /tmp/fp-ready
 	tap $? "a user program holds u/0..54"
 	# The task filter first, the count last: failures armed before the
 	# filter would hit this shell's own writes instead of the worker.
@@ -84,7 +70,7 @@ faults_pool() {
 	tap $fp_ok "failslab armed for the worker thread only"
 	fp_handled_is 0
 	tap $? "... while its handler still sleeps on kernel/0 (else raise work_us)"
-	fp_wait fp_handled_is 6
+	wait_for 30 fp_handled_is 6
 	fp_r=$?
 	fp_left=$(cat "$faults_dir/times")
 	# Disarmed for everyone before the knobs are restored one by one.
@@ -96,7 +82,7 @@ faults_pool() {
 		"the worker thread still runs"
 	kill "$fp_holder"
 	wait "$fp_holder" 2>/dev/null
-	fp_wait fp_handled_is 61
+	wait_for 30 fp_handled_is 61
 	tap $? "u/0..54 come back when their holder dies and are handled"
 	./bin/kwqctl --kernel cancel f-pool kernel/0 >/dev/null
 	rmmod kwq_sample

@@ -51,6 +51,28 @@ dmesg_since_mark() { # [MARK]
 # kcsan kunit failslab) to ./kernel-checkers. kernel_has WORD
 kernel_has() { grep -qw "$1" ./kernel-checkers 2>/dev/null; }
 
+# wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds, up to
+# SECONDS; fails if it never did.
+wait_for() {
+	wait_i=$(($1 * 10))
+	shift
+	until "$@"; do
+		[ $wait_i -le 0 ] && return 1
+		sleep 0.1
+		wait_i=$((wait_i - 1))
+	done
+}
+
+# queue_stat QUEUE FIELD [--user]: one number from `kwqctl stats` ("items
+# 3/65536" -> 3) of the kernel's queue QUEUE, or of the user's with --user.
+queue_stat() {
+	if [ "${3:-}" = --user ]; then qs_scope=""; else qs_scope=--kernel; fi
+	./bin/kwqctl $qs_scope stats "$1" | awk -v f="$2" '{
+		for (i = 1; i < NF; i++)
+			if ($i == f) { split($(i + 1), v, "/"); print v[1]; exit }
+	}'
+}
+
 kmemleak_clear() {
 	[ -w /sys/kernel/debug/kmemleak ] && echo clear > /sys/kernel/debug/kmemleak
 	return 0

@@ -6,15 +6,6 @@
 
 sample_param() { cat "/sys/module/kwq_sample/parameters/$1"; }
 
-# sample_wait CMD...: run CMD every 0.1 s until it succeeds, up to 60 s.
-sample_wait() {
-	s_i=0
-	until "$@"; do
-		[ $s_i -ge 600 ] && return 1
-		sleep 0.1
-		s_i=$((s_i + 1))
-	done
-}
 
 sample_param_is() { [ "$(sample_param "$1")" = "$2" ]; }
 
@@ -25,19 +16,10 @@ sample_progress() {
 }
 sample_progressed() { [ "$(sample_progress)" -gt 0 ]; }
 
-# sample_stat QUEUE FIELD [--user]: one number from `kwqctl stats` ("items
-# 3/65536" -> 3) of the kernel's queue QUEUE, or of the user's with --user.
-sample_stat() {
-	if [ "${3:-}" = --user ]; then s_scope=""; else s_scope=--kernel; fi
-	./bin/kwqctl $s_scope stats "$1" | awk -v f="$2" '{
-		for (i = 1; i < NF; i++)
-			if ($i == f) { split($(i + 1), v, "/"); print v[1]; exit }
-	}'
-}
 
 # Nothing queued, processing or waiting.
 sample_idle() {
-	[ "$(sample_stat "$1" queued)/$(sample_stat "$1" processing)/$(sample_stat "$1" waiting)" = 0/0/0 ]
+	[ "$(queue_stat "$1" queued)/$(queue_stat "$1" processing)/$(queue_stat "$1" waiting)" = 0/0/0 ]
 }
 
 # sample_threads QUEUE: how many worker threads of that queue exist.
@@ -65,7 +47,7 @@ if [ -f ./kwq_sample.ko ]; then
 	tap $s_r "rmmod kwq is refused while kwq_sample uses it"
 	./bin/kwq_sample_test produce $s_q user 0 500 --kernel >/dev/null
 	tap $? "a user program adds 500 keys"
-	sample_wait sample_param_is handled 500
+	wait_for 60 sample_param_is handled 500
 	tap $? "kwq_sample handles all 500 keys"
 	# Every 5th handler call fails, and the last call of all succeeds, so
 	# calls - calls/5 = 500 gives 624 calls, 124 of them failed and retried.
@@ -73,10 +55,10 @@ if [ -f ./kwq_sample.ko ]; then
 	tap $? "every 5th call failed and was retried with backoff: 124 retries (got $(sample_param retried))"
 	[ "$(sample_param failed)/$(sample_param dropped)" = 0/0 ]
 	tap $? "nothing failed permanently or was dropped"
-	sample_wait sample_idle $s_q
+	wait_for 60 sample_idle $s_q
 	tap $? "nothing is left queued, processing or waiting"
-	s_st="$(sample_stat $s_q adds)/$(sample_stat $s_q gets)/$(sample_stat $s_q dones)"
-	s_st="$s_st/$(sample_stat $s_q rate-limited)/$(sample_stat $s_q fired)/$(sample_stat $s_q items)"
+	s_st="$(queue_stat $s_q adds)/$(queue_stat $s_q gets)/$(queue_stat $s_q dones)"
+	s_st="$s_st/$(queue_stat $s_q rate-limited)/$(queue_stat $s_q fired)/$(queue_stat $s_q items)"
 	[ "$s_st" = 624/624/624/124/124/0 ]
 	tap $? "kwqctl stats: adds/gets/dones 624, 124 rate-limited and fired, no key left ($s_st)"
 	rmmod kwq_sample
@@ -85,14 +67,14 @@ if [ -f ./kwq_sample.ko ]; then
 	tap $? "its worker threads are gone"
 	./bin/kwqctl --kernel stats $s_q >/dev/null
 	tap $? "the module's queue outlives the module"
-	[ "$(sample_stat $s_q adds --user)" = 0 ]
+	[ "$(queue_stat $s_q adds --user)" = 0 ]
 	tap $? "the user's $s_q, same name, was not touched"
 
 	# --- The module produces, a user program consumes --------------------
 	s_q=s-rev
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=0 produce=300
 	tap $? "kwq_sample creates $s_q and adds 300 keys"
-	[ "$(sample_stat $s_q queued)" = 300 ]
+	[ "$(queue_stat $s_q queued)" = 300 ]
 	tap $? "300 keys are queued"
 	./bin/kwq_sample_test consume --kernel $s_q kernel 0 300 >/dev/null
 	tap $? "a user program gets kernel/0..299, each exactly once, and nothing more"
@@ -112,13 +94,13 @@ if [ -f ./kwq_sample.ko ]; then
 	rm -f /tmp/s-ready
 	./bin/kwq_sample_test consume --kernel $s_q kernel 0 100 --done 10 --hold 5 --ready /tmp/s-ready &
 	s_pid=$!
-	sample_wait test -e /tmp/s-ready
+	wait_for 60 test -e /tmp/s-ready
 	tap $? "a user consumer finishes 10 keys and holds 5 more"
-	[ "$(sample_stat $s_q processing)/$(sample_stat $s_q queued)" = 5/85 ]
+	[ "$(queue_stat $s_q processing)/$(queue_stat $s_q queued)" = 5/85 ]
 	tap $? "5 keys are processing, 85 queued"
 	kill -9 $s_pid
 	wait $s_pid 2>/dev/null
-	s_st="$(sample_stat $s_q processing)/$(sample_stat $s_q queued)/$(sample_stat $s_q lease-requeues)"
+	s_st="$(queue_stat $s_q processing)/$(queue_stat $s_q queued)/$(queue_stat $s_q lease-requeues)"
 	[ "$s_st" = 0/90/5 ]
 	tap $? "after SIGKILL its 5 keys are back in the queue ($s_st)"
 	./bin/kwq_sample_test consume --kernel $s_q kernel 10 90 >/dev/null
@@ -135,19 +117,19 @@ if [ -f ./kwq_sample.ko ]; then
 	s_pid=$!
 	# A second, and on until it has added a key: a stalled guest is slow.
 	sleep 1
-	sample_wait sample_progressed
+	wait_for 60 sample_progressed
 	kill -9 $s_pid
 	wait $s_pid 2>/dev/null
 	s_p=$(sample_progress)
 	[ "$s_p" -gt 0 ]
 	tap $? "the producer is killed after adding $s_p keys"
-	s_adds=$(sample_stat $s_q adds)
+	s_adds=$(queue_stat $s_q adds)
 	# It may have been killed between an add and writing its progress.
 	[ "$s_adds" -eq "$s_p" ] || [ "$s_adds" -eq $((s_p + 1)) ]
 	tap $? "the queue got every key it added ($s_adds)"
-	sample_wait sample_param_is handled "$s_adds"
+	wait_for 60 sample_param_is handled "$s_adds"
 	tap $? "kwq_sample handles each of them"
-	sample_idle $s_q && [ "$(sample_stat $s_q dones)" = "$s_adds" ]
+	sample_idle $s_q && [ "$(queue_stat $s_q dones)" = "$s_adds" ]
 	tap $? "each exactly once, nothing left"
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample"
@@ -159,7 +141,7 @@ if [ -f ./kwq_sample.ko ]; then
 	./bin/kwq_sample_test produce --kernel $s_q d 0 200 >/dev/null
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample drains"
-	s_st="$(sample_stat $s_q dones)/$(sample_stat $s_q queued)/$(sample_stat $s_q processing)"
+	s_st="$(queue_stat $s_q dones)/$(queue_stat $s_q queued)/$(queue_stat $s_q processing)"
 	[ "$s_st" = 200/0/0 ]
 	tap $? "all 200 keys were handled before the module left ($s_st)"
 	./bin/kwqctl --kernel stats $s_q | grep -q '^queue s-drain shutting-down'
@@ -174,9 +156,9 @@ if [ -f ./kwq_sample.ko ]; then
 	sleep 0.3
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample cancels"
-	s_done=$(sample_stat $s_q dones)
-	s_left=$(sample_stat $s_q queued)
-	[ "$(sample_stat $s_q processing)" = 0 ] && [ $((s_done + s_left)) -eq 100 ] && [ "$s_left" -gt 0 ]
+	s_done=$(queue_stat $s_q dones)
+	s_left=$(queue_stat $s_q queued)
+	[ "$(queue_stat $s_q processing)" = 0 ] && [ $((s_done + s_left)) -eq 100 ] && [ "$s_left" -gt 0 ]
 	tap $? "the key in hand was finished ($s_done done), the other $s_left stay queued"
 	./bin/kwq_sample_test consume --kernel $s_q c "$s_done" "$s_left" >/dev/null
 	tap $? "a user program gets those $s_left, in order: nothing lost"
@@ -189,7 +171,7 @@ if [ -f ./kwq_sample.ko ]; then
 	tap $? "kwq_sample consumes $s_q"
 	./bin/kwqctl --kernel destroy $s_q
 	tap $? "a user program destroys the module's $s_q"
-	sample_wait sample_no_threads $s_q
+	wait_for 60 sample_no_threads $s_q
 	tap $? "the workers exit"
 	rmmod kwq_sample
 	tap $? "rmmod kwq_sample after its queue is gone"
