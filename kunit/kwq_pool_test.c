@@ -149,20 +149,17 @@ static s64 fc_programmed_in(struct fake_clock *fc)
 	return ktime_to_ns(ktime_sub(fc->programmed, fc->now));
 }
 
-static struct kwq_pool_stats pstats(struct pool_env *env)
+static struct kwq_pool_stats pool_stats(struct kwq_pool *pool)
 {
 	struct kwq_pool_stats st;
 
-	kwq_pool_stats(env->pool, &st);
+	kwq_pool_stats(pool, &st);
 	return st;
 }
 
-static struct kwq_pool_stats other_stats(struct pool_env *env)
+static struct kwq_pool_stats pstats(struct pool_env *env)
 {
-	struct kwq_pool_stats st;
-
-	kwq_pool_stats(env->other, &st);
-	return st;
+	return pool_stats(env->pool);
 }
 
 static struct kwq_stats qstats(struct kwq *q)
@@ -660,11 +657,12 @@ static void kwq_pool_test_invalid(struct kunit *test)
 	 * the queue's other pool with a drain: each would wait for itself.
 	 */
 	KUNIT_ASSERT_EQ(test, add(env->q, "x"), KWQ_ADD_QUEUED);
-	KUNIT_ASSERT_TRUE(test, wait_until(pstats(env).handled + other_stats(env).handled == 1));
+	KUNIT_ASSERT_TRUE(test,
+			  wait_until(pstats(env).handled + pool_stats(env->other).handled == 1));
 	KUNIT_EXPECT_EQ(test, atomic_read(&env->deadlk), 3);
 	KUNIT_EXPECT_FALSE(test, kwq_shutting_down(env->q));
 	KUNIT_EXPECT_EQ(test, pstats(env).running, 2);
-	KUNIT_EXPECT_EQ(test, other_stats(env).running, 1);
+	KUNIT_EXPECT_EQ(test, pool_stats(env->other).running, 1);
 }
 
 #define ATOMIC_KEYS	32

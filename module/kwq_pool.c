@@ -178,7 +178,7 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 	struct kwq *q = pool->q;
 	const void *key = w->key;
 	atomic64_t *outcome;
-	int busy, peak, ret, added;
+	int busy, peak, ret;
 
 	busy = atomic_inc_return(&pool->busy);
 	peak = atomic_read(&pool->peak_busy);
@@ -202,6 +202,8 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 	} else if (kwq_pool_retries_exhausted(pool, key, len)) {
 		kwq_forget(q, key, len);
 		outcome = &pool->failed;
+	} else if (kwq_add_rate_limited(q, key, len) >= 0) {
+		outcome = &pool->retried;
 	} else {
 		/*
 		 * A key the worker holds has its record and its side, so its
@@ -211,8 +213,7 @@ static void kwq_pool_handle(struct kwq_pool_worker *w, u32 len)
 		 * hand-out), which put the key back or finished it, can the
 		 * re-add find no memory or a full queue.
 		 */
-		added = kwq_add_rate_limited(q, key, len);
-		outcome = added >= 0 ? &pool->retried : &pool->dropped;
+		outcome = &pool->dropped;
 	}
 	kwq_done_ticket(q, key, len, w->ticket);
 out:
