@@ -18,6 +18,8 @@
 
 #include "kwq.h"
 #include "kwq_fake_clock.h"
+#include "kwq_core.h"
+#include "kwq_internal.h"
 
 static struct fake_clock *make_queue(struct kunit *test, u32 policy)
 {
@@ -488,6 +490,116 @@ static void kwq_delay_test_real_timer(struct kunit *test)
 	kwq_destroy(q);
 }
 
+static int get_within(struct kwq *q, char *buf, u32 cap, u32 *len)
+{
+	return kwq_get(q, buf, cap, len, kwq_deadline_after(MS(5000)));
+}
+
+/*
+ * The real timer finds the queue's lock held at the deadline: held here
+ * across it (with bottom halves off, so the timer interrupt comes on this
+ * CPU or the other one meanwhile). Without PREEMPT_RT the hard timer only
+ * tries the lock and leaves the step to the soft one, which must run it
+ * once the lock is free. Tried again if the deadline ran before the lock
+ * was taken here.
+ */
+static void kwq_delay_test_timer_finds_lock_held(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+	bool across = false;
+	char buf[8];
+	u32 len;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	for (i = 0; i < 20 && !across; i++) {
+		ktime_t due;
+
+		KUNIT_ASSERT_EQ(test, kwq_add_after(q, "h", 1, MS(20), 0), KWQ_ADD_WAITING);
+		/* Read after the add: no earlier than the queue's deadline. */
+		due = ktime_add_ms(ktime_get(), 20 + 5);
+		kwq_lock(q);
+		across = q->n_waiting == 1;
+		while (ktime_before(ktime_get(), due))
+			cpu_relax();
+		kwq_unlock(q);
+		KUNIT_EXPECT_EQ(test, get_within(q, buf, sizeof(buf), &len), 0);
+		KUNIT_EXPECT_EQ(test, kwq_done(q, "h", 1), KWQ_DONE_FINISHED);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, across, "the lock was never held across the deadline");
+	kwq_destroy(q);
+}
+
+/*
+ * 200 keys due at once when the real timer fires (its interrupt held off
+ * until they are): they come in deadline order, a step of 64 at a time,
+ * the steps after the first from the soft timer without PREEMPT_RT.
+ */
+static void kwq_delay_test_timer_steps(struct kunit *test)
+{
+	struct kwq *q = kwq_create(NULL, NULL);
+	char buf[8], want[8];
+	int i, bad = 0;
+	u64 waiting;
+	u32 len, most;
+	ktime_t at;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	for (i = 0; i < 200; i++) {
+		len = scnprintf(buf, sizeof(buf), "%d", i);
+		KUNIT_ASSERT_EQ(test, kwq_add_after(q, buf, len, MS(300), 0), KWQ_ADD_WAITING);
+	}
+	hrtimer_cancel(&q->timer);
+	kwq_lock(q);
+	waiting = q->n_waiting;
+	q->hold_max_keys = 0;
+	at = q->armed;
+	kwq_unlock(q);
+	/* 200 adds in less than 300 ms, even under emulation with KASAN. */
+	KUNIT_ASSERT_EQ_MSG(test, waiting, 200, "the timer fired during the adds");
+	msleep(400);
+	/* As armed: the earliest deadline, long past. */
+	hrtimer_start(&q->timer, at, KWQ_TIMER_MODE);
+	for (i = 0; i < 200; i++) {
+		if (get_within(q, buf, sizeof(buf) - 1, &len))
+			break;
+		buf[len] = '\0';
+		scnprintf(want, sizeof(want), "%d", i);
+		bad += strcmp(buf, want) != 0;
+		kwq_done(q, buf, len);
+	}
+	KUNIT_EXPECT_EQ(test, i, 200);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	kwq_lock(q);
+	most = q->hold_max_keys;
+	kwq_unlock(q);
+	KUNIT_EXPECT_EQ(test, most, KWQ_LOCK_STEP);
+	kwq_destroy(q);
+}
+
+/*
+ * The real timer on a queue shutting down: a processing timeout still
+ * gives the key back (without PREEMPT_RT the hard timer leaves that to
+ * the soft one, whose wake-up takes the lock), and a consumer gets it.
+ */
+static void kwq_delay_test_timer_after_shutdown(struct kunit *test)
+{
+	struct kwq_attr attr = { .processing_timeout_ns = MS(20) };
+	struct kwq *q = kwq_create(NULL, &attr);
+	struct kwq_stats st;
+	char buf[8];
+	u32 len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, kwq_add(q, "s", 1), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, kwq_get(q, buf, sizeof(buf), &len, KWQ_NOWAIT), 0);
+	kwq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, get_within(q, buf, sizeof(buf), &len), 0);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.processing_expiries, 1);
+	kwq_destroy(q);
+}
+
 #define LATE_KEYS	2000
 
 struct lateness {
@@ -875,6 +987,9 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_debounce_states),
 	KUNIT_CASE(kwq_delay_test_debounce_invalid),
 	KUNIT_CASE(kwq_delay_test_real_timer),
+	KUNIT_CASE(kwq_delay_test_timer_finds_lock_held),
+	KUNIT_CASE(kwq_delay_test_timer_steps),
+	KUNIT_CASE(kwq_delay_test_timer_after_shutdown),
 	KUNIT_CASE(kwq_delay_test_lateness),
 	KUNIT_CASE(kwq_delay_test_stress),
 	{}

@@ -52,8 +52,9 @@ struct kwq;
  *	queue asks for KTIME_MAX, and so does a queue before its memory is
  *	freed: after that call the clock must forget @q.
  *
- * Queues use the monotonic clock and a soft hrtimer unless made with a
- * clock of their own; tests use one to step time deterministically.
+ * Queues use the monotonic clock and their own hrtimer (hard, or soft
+ * with PREEMPT_RT) unless made with a clock of their own; tests use one
+ * to step time deterministically.
  */
 struct kwq_clock {
 	ktime_t (*now)(struct kwq_clock *clock);

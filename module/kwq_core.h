@@ -243,6 +243,8 @@ bool kwq_end_waiting_step_locked(struct kwq *q, bool flush, struct kwq_hold *h,
 int kwq_wait_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u32 flags);
 int kwq_debounce_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u64 max_wait_ns);
 enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer);
+enum hrtimer_restart kwq_rerun_fn(struct hrtimer *timer);
+enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer);
 int kwq_sleep_until(ktime_t deadline, ktime_t wake_at);
 ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper);
 bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it);

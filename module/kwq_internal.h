@@ -8,8 +8,9 @@
  *    counters and the state flags, and every kwq_item. It is taken with
  *    kwq_lock() (spin_lock_bh(), and a new instant for the cached clocks)
  *    from process context, from the resize worker (kwq_resize_work())
- *    and from softirq context (the soft hrtimer of delays). It is never
- *    taken in hard interrupt context.
+ *    and from softirq context (the soft hrtimer of delays). In hard
+ *    interrupt context only the queue's hard timer takes it, and only
+ *    with spin_trylock() (kwq_trylock_hardirq()).
  *  - kwq_registry_lock, a mutex, protects the list of named queues and
  *    kwq.registered. It is taken before kwq.lock, never inside it.
  *  - kwq.ref (kref) keeps the object alive; each sleeper holds one.
@@ -36,6 +37,14 @@
 #include "kwq_priority.h"
 #include "kwq_table.h"
 #include "kwq_tenant.h"
+
+/*
+ * Without PREEMPT_RT a queue's timer runs in the timer interrupt, with a
+ * soft timer for what it cannot do there (kwq_timer_hard_fn()); with it,
+ * where kwq.lock sleeps, the timer is soft.
+ */
+#define KWQ_TIMER_HARD	(!IS_ENABLED(CONFIG_PREEMPT_RT))
+#define KWQ_TIMER_MODE	(KWQ_TIMER_HARD ? HRTIMER_MODE_ABS_HARD : HRTIMER_MODE_ABS_SOFT)
 
 struct kwq_side_chunk;
 
@@ -256,8 +265,16 @@ struct kwq_hist {
  * @ref: references; the last kwq_put() frees the queue.
  * @resize_work: resizes @items (kwq_resize_work()).
  * @sides_work: frees the chunks of sides no key uses (kwq_sides_work()).
- * @timer: the soft hrtimer armed for @armed: the earliest waiting
- *	deadline, a far slot's move (kwq_far.h) or a processing timeout.
+ * @timer: the hrtimer armed for @armed: the earliest waiting deadline,
+ *	a far slot's move (kwq_far.h) or a processing timeout. A hard timer
+ *	(kwq_timer_hard_fn()), or with PREEMPT_RT a soft one (KWQ_TIMER_HARD).
+ * @rerun: without PREEMPT_RT, the soft hrtimer that runs at once what
+ *	@timer leaves: keys still due after its step, a step it found the
+ *	lock held for, a queue shutting down.
+ * @hard_run: @timer's callback is running its step, so kwq_arm_locked()
+ *	sets @hard_restart instead of starting @timer. Under @lock.
+ * @hard_restart: that step asked for @timer again, at its expiry.
+ *	Under @lock.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
@@ -302,6 +319,8 @@ struct kwq {
 	u64 n_waiting;
 	bool shutting_down;
 	bool dead;
+	bool hard_run;
+	bool hard_restart;
 	u32 drainers;
 	u32 shutdown_seq;
 	u64 adds;
@@ -351,6 +370,7 @@ struct kwq {
 	struct work_struct resize_work;
 	struct work_struct sides_work;
 	struct hrtimer timer;
+	struct hrtimer rerun;
 	struct kwq_clock *clock;
 	u32 policy;
 	gfp_t gfp;
@@ -441,6 +461,33 @@ static inline void kwq_unlock(struct kwq *q)
 	q->now_valid = false;
 	q->stamp_valid = false;
 	spin_unlock_bh(&q->lock);
+}
+
+/*
+ * kwq_lock() and kwq_unlock() for the hard timer's callback
+ * (kwq_timer_hard_fn()), in hard interrupt context: the lock is only
+ * tried, since everywhere else it is taken with interrupts on. Lockdep
+ * does not count a trylock as a use in interrupt context, and with the
+ * lock held no caller of kwq_lock() can run on this CPU until it is
+ * dropped. Never with PREEMPT_RT, where the lock sleeps.
+ */
+static inline bool kwq_trylock_hardirq(struct kwq *q)
+	__cond_acquires(&q->lock)
+{
+	lockdep_assert_in_irq();
+	if (!spin_trylock(&q->lock))
+		return false;
+	q->now_valid = false;
+	q->stamp_valid = false;
+	return true;
+}
+
+static inline void kwq_unlock_hardirq(struct kwq *q)
+	__releases(&q->lock)
+{
+	q->now_valid = false;
+	q->stamp_valid = false;
+	spin_unlock(&q->lock);
 }
 
 /**

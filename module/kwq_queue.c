@@ -367,8 +367,11 @@ static void kwq_release(struct kref *ref)
 	kwq_program_locked(q);
 	kwq_unlock(q);
 	/* Never leave the timer armed or running on freed memory. */
-	if (!q->clock)
+	if (!q->clock) {
+		/* The hard timer first: it may start the soft one. */
 		hrtimer_cancel(&q->timer);
+		hrtimer_cancel(&q->rerun);
+	}
 	kwq_records_free(q);
 	kfree(q->far);
 	kfree(q->prio);
@@ -464,9 +467,12 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	timerqueue_init_head(&q->waiting);
 	q->armed = KTIME_MAX;
 	q->clock = attr ? attr->clock : NULL;
-	if (!q->clock)
-		kwq_hrtimer_setup(&q->timer, kwq_timer_fn, CLOCK_MONOTONIC,
+	if (!q->clock) {
+		kwq_hrtimer_setup(&q->timer, KWQ_TIMER_HARD ? kwq_timer_hard_fn : kwq_timer_fn,
+				  CLOCK_MONOTONIC, KWQ_TIMER_MODE);
+		kwq_hrtimer_setup(&q->rerun, kwq_rerun_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_ABS_SOFT);
+	}
 	q->policy = attr && attr->policy ? attr->policy : KWQ_POLICY_PROMOTE;
 	q->processing_timeout = attr ? attr->processing_timeout_ns : 0;
 	q->payload_max = attr ? attr->payload_max : 0;

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kwq timer: the waiting set (add-after deadlines, kwq.waiting) and the
- * processing timeout, both served by one soft hrtimer per queue (or the
+ * processing timeout, both served by one hrtimer per queue (or the
  * queue's own struct kwq_clock), armed for the earliest of the next
  * deadline and the oldest processing key's expiry; the end of processing,
- * which moves that expiry; and the sleep of a consumer that keeps its own
- * timer for the next deadline.
+ * which moves that expiry; and, with PREEMPT_RT, the sleep of a consumer
+ * that keeps its own timer for the next deadline.
+ *
+ * Without PREEMPT_RT the timer is hard: it runs a step of due keys in the
+ * timer interrupt and wakes their consumers from there, as timerfd and
+ * clock_nanosleep() wake their sleepers, and hands what it cannot do
+ * there to a soft timer (kwq.rerun). With PREEMPT_RT, where kwq.lock
+ * sleeps, the timer is soft and runs in the timer softirq's thread.
  */
 
 #include <linux/hrtimer.h>
@@ -43,12 +49,36 @@ static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
 	if (expires == q->armed && !spent)
 		return;
 	WRITE_ONCE(q->armed, expires);
-	if (q->clock)
+	if (q->clock) {
 		q->clock->program(q->clock, q, expires);
-	else if (expires == KTIME_MAX)
+	} else if (q->hard_run) {
+		/* In the hard timer's own run: it restarts itself, or not. */
+		q->hard_restart = expires != KTIME_MAX;
+		if (q->hard_restart)
+			hrtimer_set_expires(&q->timer, expires);
+	} else if (expires == KTIME_MAX) {
 		hrtimer_try_to_cancel(&q->timer);
-	else
-		hrtimer_start(&q->timer, expires, HRTIMER_MODE_ABS_SOFT);
+	} else {
+		hrtimer_start(&q->timer, expires, KWQ_TIMER_MODE);
+	}
+}
+
+/*
+ * Keys are left due after a run's step: run again at once, the lock let
+ * go of in between, in softirq context (a soft hrtimer at an instant
+ * after the one the run began at, so that other timers and softirqs go
+ * first). A hard timer hands over to the soft one, whose runs arm the
+ * hard timer again once nothing more is due: no hard interrupt runs
+ * more than one step.
+ */
+static void kwq_rerun_locked(struct kwq *q, ktime_t now)
+{
+	if (q->clock || !KWQ_TIMER_HARD) {
+		kwq_arm_locked(q, now, true);
+		return;
+	}
+	kwq_arm_locked(q, KTIME_MAX, true);
+	hrtimer_start(&q->rerun, now, HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -266,36 +296,21 @@ static bool kwq_expire_processing_locked(struct kwq *q, ktime_t now, struct kwq_
 	return false;
 }
 
-/**
- * kwq_run_due() - add every waiting key whose deadline has come
- * @q: queue.
- *
- * The queue's own timer calls this. A queue made with its own struct
- * kwq_clock calls it when the clock reaches the time it was asked for.
- * On a destroyed queue it does nothing.
- *
- * One call handles at most KWQ_LOCK_STEP keys (deadlines first, earliest
- * first, then processing timeouts, oldest first). If more are due, it
- * asks for the timer again at the current time, so the rest follow at
- * once, in the same order, the lock let go of in between: a struct
- * kwq_clock must then call it again.
- *
- * Context: process or softirq context.
+/*
+ * One step of the queue's timer, kwq.lock held: due deadlines (far keys
+ * to move first, then earliest first), then processing timeouts (oldest
+ * first), at most KWQ_LOCK_STEP keys; then the timer for what comes
+ * next, or a run again at once if keys are left. Adds the keys made
+ * ready to *@ready.
  */
-void kwq_run_due(struct kwq *q)
+static void kwq_run_due_locked(struct kwq *q, unsigned int *ready)
 {
 	struct timerqueue_node *node;
 	struct kwq_item *it;
-	unsigned int ready = 0;
 	struct kwq_hold h;
-	bool slow, more;
+	bool more;
 	ktime_t now;
 
-	kwq_lock(q);
-	if (q->dead) {
-		kwq_unlock(q);
-		return;
-	}
 	now = kwq_now(q);
 	kwq_hold_begin(q, &h);
 	while (!q->shutting_down && kwq_hold_room(&h)) {
@@ -315,33 +330,100 @@ void kwq_run_due(struct kwq *q)
 		it = kwq_wait_owner(node);
 		kwq_unwait_locked(q, it);
 		q->fired++;
-		ret = kwq_mark_dirty_locked(q, it, &ready);
+		ret = kwq_mark_dirty_locked(q, it, ready);
 		trace_kwq_fire(q->name, it->key, it->len, ret, late);
 		h.keys++;
 	}
 	more = kwq_waiting_next_locked(q) <= now;
-	more |= kwq_expire_processing_locked(q, now, &h, &ready);
-	/*
-	 * The timer that brought us here may be spent: program the next one,
-	 * or, with keys left, run again now (a soft hrtimer at an instant
-	 * after the one its run began at, so that other timers and softirqs
-	 * go first).
-	 */
+	more |= kwq_expire_processing_locked(q, now, &h, ready);
+	/* The timer that brought us here may be spent: program the next one. */
 	if (more)
-		kwq_arm_locked(q, now, true);
+		kwq_rerun_locked(q, now);
 	else
 		kwq_program_timer_locked(q, true);
 	kwq_hold_end(q, &h);
+}
+
+/**
+ * kwq_run_due() - add every waiting key whose deadline has come
+ * @q: queue.
+ *
+ * The queue's own timer calls this. A queue made with its own struct
+ * kwq_clock calls it when the clock reaches the time it was asked for.
+ * On a destroyed queue it does nothing.
+ *
+ * One call handles at most KWQ_LOCK_STEP keys (deadlines first, earliest
+ * first, then processing timeouts, oldest first). If more are due, it
+ * asks for the timer again at the current time, so the rest follow at
+ * once, in the same order, the lock let go of in between: a struct
+ * kwq_clock must then call it again.
+ *
+ * Context: process or softirq context.
+ */
+void kwq_run_due(struct kwq *q)
+{
+	unsigned int ready = 0;
+	bool slow;
+
+	kwq_lock(q);
+	if (q->dead) {
+		kwq_unlock(q);
+		return;
+	}
+	kwq_run_due_locked(q, &ready);
 	slow = kwq_wake_slow_locked(q);
 	kwq_unlock(q);
 	kwq_wake_fast(q, ready, slow);
 }
 EXPORT_SYMBOL_GPL(kwq_run_due);
 
+/* The soft timer: the queue's timer with PREEMPT_RT. */
 enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
 {
 	kwq_run_due(container_of(timer, struct kwq, timer));
 	return HRTIMER_NORESTART;
+}
+
+/* The soft timer without PREEMPT_RT: what the hard one leaves to it. */
+enum hrtimer_restart kwq_rerun_fn(struct hrtimer *timer)
+{
+	kwq_run_due(container_of(timer, struct kwq, rerun));
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The hard timer (without PREEMPT_RT): one step in the timer interrupt
+ * itself, so that the consumer it wakes runs next, with no softirq in
+ * between. Elsewhere kwq.lock is taken with interrupts on, so here it is
+ * only tried: if it is held, or the queue shuts down (kwq_wake() takes
+ * the lock), the soft timer runs the step instead, at once. The step
+ * restarts this timer for the next deadline itself (kwq_arm_locked()).
+ */
+enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer)
+{
+	struct kwq *q = container_of(timer, struct kwq, timer);
+	unsigned int ready = 0;
+	bool restart;
+
+	if (!kwq_trylock_hardirq(q)) {
+		hrtimer_start(&q->rerun, hrtimer_get_expires(timer), HRTIMER_MODE_ABS_SOFT);
+		return HRTIMER_NORESTART;
+	}
+	if (q->dead || kwq_wake_slow_locked(q)) {
+		if (!q->dead)
+			hrtimer_start(&q->rerun, hrtimer_get_expires(timer),
+				      HRTIMER_MODE_ABS_SOFT);
+		kwq_unlock_hardirq(q);
+		return HRTIMER_NORESTART;
+	}
+	q->hard_run = true;
+	q->hard_restart = false;
+	kwq_run_due_locked(q, &ready);
+	q->hard_run = false;
+	restart = q->hard_restart;
+	kwq_unlock_hardirq(q);
+	kwq_wake_fast(q, ready, false);
+	return restart ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /*
@@ -365,10 +447,12 @@ int kwq_sleep_until(ktime_t deadline, ktime_t wake_at)
 }
 
 /*
- * A consumer about to wait runs due deadlines itself and sleeps no later
- * than the next one: its own hrtimer wakes it straight from the timer
- * interrupt, where the queue's soft timer would first wait for softirq
- * processing (which the benchmarks showed costing milliseconds). Only one
+ * With PREEMPT_RT, a consumer about to wait runs due deadlines itself and
+ * sleeps no later than the next one: its own hrtimer wakes it straight
+ * from the timer interrupt, where the queue's soft timer would first wait
+ * for softirq processing (which the benchmarks showed costing
+ * milliseconds). Without it the queue's hard timer wakes consumers from
+ * the interrupt itself, and no consumer keeps a timer. Only one
  * sleeping consumer at a time keeps such a timer (*@keeper, claimed
  * through kwq.timer_keeper): it runs the due keys, which wakes one more
  * consumer per key made ready, so a deadline wakes one or two consumers,
@@ -379,7 +463,7 @@ ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
 {
 	ktime_t next = READ_ONCE(q->armed);
 
-	if (q->clock || next == KTIME_MAX)
+	if (q->clock || KWQ_TIMER_HARD || next == KTIME_MAX)
 		return KTIME_MAX;
 	if (!*keeper) {
 		if (atomic_cmpxchg(&q->timer_keeper, 0, 1))
