@@ -97,10 +97,11 @@ done
 
 # Where add-after lateness comes from: the same runs once more with the
 # kwq_fire and kwq_get events traced. kwq_fire's ns is how late the key's
-# deadline was run (the timer path: a soft hrtimer in softirq, or a
-# consumer's own hrtimer in its get); kwq_get's, how long the key then
-# waited ready for the consumer's get. The share run from softirq says
-# which timer ran them. Tracing slows both, so these rows say where, not
+# deadline was run (the timer path: the queue's hard hrtimer in the timer
+# interrupt, its soft one in softirq, or with PREEMPT_RT a consumer's own
+# hrtimer in its get); kwq_get's, how long the key then waited ready for
+# the consumer's get. The shares run in hard and soft interrupt context
+# say which timer ran them. Tracing slows both, so these rows say where, not
 # how much.
 T=/sys/kernel/tracing
 # shellcheck disable=SC2317 # called through split
@@ -127,7 +128,8 @@ split() {
 	echo "KWQB delay.split.$2.fire.p99 $(pctl 99 /tmp/fire.ns) us"
 	echo "KWQB delay.split.$2.ready.p50 $(pctl 50 /tmp/ready) us"
 	echo "KWQB delay.split.$2.ready.p99 $(pctl 99 /tmp/ready) us"
-	echo "KWQB delay.split.$2.softirq_pct $(awk '{ n++; if ($1 ~ /s/) s++ } END { printf "%.1f", 100 * s / n }' /tmp/fire) %"
+	echo "KWQB delay.split.$2.hardirq_pct $(awk '{ n++; if ($1 ~ /[hH]/) h++ } END { printf "%.1f", 100 * h / n }' /tmp/fire) %"
+	echo "KWQB delay.split.$2.softirq_pct $(awk '{ n++; if ($1 !~ /[hH]/ && $1 ~ /s/) s++ } END { printf "%.1f", 100 * s / n }' /tmp/fire) %"
 	echo > "$T"/trace
 }
 step delay-split.10k split "$N_DELAY" 10k

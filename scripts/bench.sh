@@ -181,11 +181,13 @@ delay.split.10k.fire.p50|[traced] deadline to its run p50|delay.kwq.p50|1|add-af
 delay.split.10k.fire.p99|[traced] deadline to its run p99|delay.kwq.p99|1|add-after lateness p99
 delay.split.10k.ready.p50|[traced] run to the get p50|delay.kwq.p50|1|add-after lateness p50
 delay.split.10k.ready.p99|[traced] run to the get p99|delay.kwq.p99|1|add-after lateness p99
+delay.split.10k.hardirq_pct|[traced] deadlines run in the timer interrupt|-|1|-
 delay.split.10k.softirq_pct|[traced] deadlines run in softirq|-|1|-
 delay.split.1k.fire.p50|[traced] deadline to its run p50 (1/10)|delay.light.kwq.p50|1|add-after lateness p50
 delay.split.1k.fire.p99|[traced] deadline to its run p99 (1/10)|delay.light.kwq.p99|1|add-after lateness p99
 delay.split.1k.ready.p50|[traced] run to the get p50 (1/10)|delay.light.kwq.p50|1|add-after lateness p50
 delay.split.1k.ready.p99|[traced] run to the get p99 (1/10)|delay.light.kwq.p99|1|add-after lateness p99
+delay.split.1k.hardirq_pct|[traced] deadlines run in the timer interrupt (1/10)|-|1|-
 delay.split.1k.softirq_pct|[traced] deadlines run in softirq (1/10)|-|1|-
 scale.add_after@1000|add-after 1k waiting|floor.ioctl|1|ioctl floor
 scale.add_after@100000|add-after 100k waiting|floor.ioctl|1|ioctl floor
