@@ -8,7 +8,7 @@
  *    counters and the state flags, and every kwq_item. It is taken with
  *    kwq_lock() (spin_lock_bh(), and a new instant for the cached clocks)
  *    from process context, from the resize worker (kwq_resize_work())
- *    and from softirq context (the soft hrtimer of delays). In hard
+ *    and from softirq context (the soft hrtimers of delays). In hard
  *    interrupt context only the queue's hard timer takes it, and only
  *    with spin_trylock() (kwq_trylock_hardirq()).
  *  - kwq_registry_lock, a mutex, protects the list of named queues and
@@ -241,9 +241,10 @@ struct kwq_hist {
  * @now_valid: @now was read since @lock was last taken.
  * @stamp_valid: @stamp_now was read since @lock was last taken.
  * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
- * @timer_keeper: 1 while one sleeping consumer keeps its own hrtimer
- *	for @armed (kwq_consumer_timer()); the others sleep without one, so
- *	a deadline wakes one consumer, not all. Atomic, no lock.
+ * @timer_keeper: with PREEMPT_RT, 1 while one sleeping consumer keeps
+ *	its own hrtimer for @armed (kwq_consumer_timer()); the others sleep
+ *	without one, so a deadline wakes one consumer, not all. Atomic, no
+ *	lock. Unused without PREEMPT_RT, where @timer wakes consumers.
  * @consumer_wakes: times a consumer in kwq_get() woke up and found no
  *	key (for tests of the wake-up fan-out). Atomic, no lock.
  * @busy_stamps: sum of kwq_item.stamp over the processing items (mod
