@@ -11,7 +11,7 @@
  * timer interrupt and wakes their consumers from there, as timerfd and
  * clock_nanosleep() wake their sleepers, and hands what it cannot do
  * there to a soft timer (kwq.rerun). With PREEMPT_RT, where kwq.lock
- * sleeps, the timer is soft and runs in the timer softirq's thread.
+ * sleeps, the timer is soft and its callback runs in a kernel thread.
  */
 
 #include <linux/hrtimer.h>
