@@ -553,7 +553,7 @@ static void kwq_delay_test_timer_steps(struct kunit *test)
 		if (!i)
 			hrtimer_cancel(&q->timer);
 	}
-	/* Read after the last add: no earlier than its deadline's start. */
+	/* Read after the last add: every deadline is within 20 ms of it. */
 	last = ktime_get();
 	while (ktime_before(ktime_get(), ktime_add_ms(last, 30)))
 		msleep(20);

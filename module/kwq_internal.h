@@ -273,9 +273,8 @@ struct kwq_hist {
  *	@timer leaves: keys still due after its step, a step it found the
  *	lock held for, a queue shutting down.
  * @hard_run: @timer's callback is running its step, so kwq_arm_locked()
- *	sets @hard_restart instead of starting @timer. Under @lock.
- * @hard_restart: that step asked for @timer again, at its expiry.
- *	Under @lock.
+ *	sets @timer's expiry instead of starting it, and the callback
+ *	restarts it if @armed is not KTIME_MAX. Under @lock.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
@@ -321,7 +320,6 @@ struct kwq {
 	bool shutting_down;
 	bool dead;
 	bool hard_run;
-	bool hard_restart;
 	u32 drainers;
 	u32 shutdown_seq;
 	u64 adds;

@@ -52,15 +52,20 @@ static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
 	if (q->clock) {
 		q->clock->program(q->clock, q, expires);
 	} else if (q->hard_run) {
-		/* In the hard timer's own run: it restarts itself, or not. */
-		q->hard_restart = expires != KTIME_MAX;
-		if (q->hard_restart)
+		/* In the hard timer's own run: it restarts itself if armed. */
+		if (expires != KTIME_MAX)
 			hrtimer_set_expires(&q->timer, expires);
 	} else if (expires == KTIME_MAX) {
 		hrtimer_try_to_cancel(&q->timer);
 	} else {
 		hrtimer_start(&q->timer, expires, KWQ_TIMER_MODE);
 	}
+}
+
+/* Without PREEMPT_RT: the soft timer, for a step the hard one leaves. */
+static void kwq_rerun_soft(struct kwq *q, ktime_t at)
+{
+	hrtimer_start(&q->rerun, at, HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -78,7 +83,7 @@ static void kwq_rerun_locked(struct kwq *q, ktime_t now)
 		return;
 	}
 	kwq_arm_locked(q, KTIME_MAX, true);
-	hrtimer_start(&q->rerun, now, HRTIMER_MODE_ABS_SOFT);
+	kwq_rerun_soft(q, now);
 }
 
 /*
@@ -403,27 +408,29 @@ enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer)
 {
 	struct kwq *q = container_of(timer, struct kwq, timer);
 	unsigned int ready = 0;
-	bool restart;
+	bool restart, dead;
 
-	if (!kwq_trylock_hardirq(q)) {
-		hrtimer_start(&q->rerun, hrtimer_get_expires(timer), HRTIMER_MODE_ABS_SOFT);
-		return HRTIMER_NORESTART;
-	}
+	if (!kwq_trylock_hardirq(q))
+		goto soft;
 	if (q->dead || kwq_wake_slow_locked(q)) {
-		if (!q->dead)
-			hrtimer_start(&q->rerun, hrtimer_get_expires(timer),
-				      HRTIMER_MODE_ABS_SOFT);
+		dead = q->dead;
 		kwq_unlock_hardirq(q);
-		return HRTIMER_NORESTART;
+		if (dead)
+			return HRTIMER_NORESTART;
+		goto soft;
 	}
 	q->hard_run = true;
-	q->hard_restart = false;
 	kwq_run_due_locked(q, &ready);
 	q->hard_run = false;
-	restart = q->hard_restart;
+	/* The step's last kwq_arm_locked() left @timer's expiry in kwq.armed. */
+	restart = q->armed != KTIME_MAX;
 	kwq_unlock_hardirq(q);
 	kwq_wake_fast(q, ready, false);
 	return restart ? HRTIMER_RESTART : HRTIMER_NORESTART;
+soft:
+	/* kwq_release() cancels this timer, then the soft one: no race with it. */
+	kwq_rerun_soft(q, hrtimer_get_expires(timer));
+	return HRTIMER_NORESTART;
 }
 
 /*
