@@ -146,7 +146,9 @@ static s64 far_delay(struct rnd_state *r, struct fake_clock *fc, struct far_mode
 
 	switch (pick) {
 	case 0:
-		return 1 + prandom_u32_state(r) % (u32)SEC(20);
+		/* Up to 20 s, which a u32 of nanoseconds cannot hold: ms, then ns. */
+		return 1 + (s64)(prandom_u32_state(r) % 20000) * NSEC_PER_MSEC +
+		       prandom_u32_state(r) % NSEC_PER_MSEC;
 	case 1:
 		return SEC(2 * 3600) + (s64)(prandom_u32_state(r) % 36000) * SEC(1);
 	case 2:

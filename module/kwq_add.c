@@ -205,6 +205,7 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
  */
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
+	__must_hold(&q->lock)
 {
 	struct kwq_item *fresh = NULL;
 	int ret;

@@ -18,9 +18,10 @@ guest=$out/guest
 rm -rf "$src" "$guest"
 mkdir -p "$src" "$guest/bin"
 cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$src/"
-# W=1, and any warning fails: against the debug kernel this also covers
-# the KUnit modules, and KASAN's larger stack frames.
-if ! make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 modules >"$out/build.log" 2>&1 ||
+# W=1 and sparse (C=2), and any warning fails: against the debug kernels
+# this also covers the KUnit modules, KASAN's larger stack frames, and
+# sparse's lock-context checks with lockdep's and PREEMPT_RT's locks.
+if ! make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 C=2 modules >"$out/build.log" 2>&1 ||
 	grep -E 'warning:' "$out/build.log" >&2; then
 	tail -40 "$out/build.log" >&2
 	echo "build.sh: module build against $KWQ_KDIR failed or warned" >&2
