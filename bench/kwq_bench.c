@@ -954,12 +954,12 @@ static void *delay_consumer(void *arg)
 	uint64_t t;
 	int m, j, off, ret;
 
+	for (j = 0; j < DELAY_BATCH; j++) {
+		e[j].key_ptr = (uintptr_t)bufs[j];
+		e[j].key_len = KEY_LEN;
+	}
 	pthread_barrier_wait(d->go);
 	while (got < d->n) {
-		for (j = 0; j < DELAY_BATCH; j++) {
-			e[j].key_ptr = (uintptr_t)bufs[j];
-			e[j].key_len = KEY_LEN;
-		}
 		m = kwq_get_batch(d->fd, e, DELAY_BATCH, -1, 0);
 		if (m < 0)
 			die("delay get batch: %s", strerror(-m));
@@ -976,6 +976,9 @@ static void *delay_consumer(void *arg)
 				die("delay done batch: %s", strerror(-ret));
 		}
 		got += m;
+		/* A get writes the lengths of the entries it filled: give them room again. */
+		for (j = 0; j < m; j++)
+			e[j].key_len = KEY_LEN;
 	}
 	return NULL;
 }
