@@ -243,8 +243,8 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
 	 * hold. A look without the lock sees what one under it would have
 	 * seen an instant earlier; keys readied since come with the next get.
 	 */
-	if (n > 1 && !READ_ONCE(q->n_queued)) {
-		*err = -EAGAIN;
+	if (n == 1 || !READ_ONCE(q->n_queued)) {
+		*err = n == 1 ? 0 : -EAGAIN;
 		return 1;
 	}
 	return 1 + kwq_take_batch(q, out + 1, caps ? caps + 1 : NULL, n - 1, (u8 *)buf + len,

@@ -253,6 +253,14 @@ static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_le
 	int prep_err, ret;
 	u32 m, i, taken;
 
+	/*
+	 * No more entries than keys could be taken: those ready now, or the
+	 * one to wait for (a look without the lock, as the core's after a
+	 * wait: keys readied after it come with the next chunk). A consumer
+	 * that waits for each key then copies in and probes one entry per
+	 * call, not 64.
+	 */
+	n = min_t(u64, n, max_t(u64, READ_ONCE(kf->q->n_queued), 1));
 	m = kwq_chunk_entries(c, ue, n, true, &prep_err);
 	/* Each key buffer too, as far as a key can reach: a key taken must have somewhere to go. */
 	for (i = 0; i < m; i++) {
@@ -340,6 +348,9 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 	while (!err && done < b.count) {
 		u32 m = min_t(u32, b.count - done, KWQ_CHUNK_ENTRIES);
 
+		/* After its first key a get takes only what is ready: none, it ends. */
+		if (cmd == KWQ_IOC_GET_BATCH && done && !READ_ONCE(kf->q->n_queued))
+			break;
 		if (cmd == KWQ_IOC_GET_BATCH)
 			/* Wait for the first key only; then take what is ready. */
 			n = kwq_chunk_get(kf, c, lease, done ? KWQ_NOWAIT : deadline,
