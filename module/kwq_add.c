@@ -237,6 +237,20 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 }
 
 /*
+ * Take kwq.lock for an add. One that may wait (a delay, or the limiter's)
+ * reads the hold's instant (kwq_now()) at once: its deadline counts from
+ * there rather than from after a new key's record is set up, some 400
+ * instructions later. The instant is the hold's either way.
+ */
+static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opts *o)
+	__acquires(&q->lock)
+{
+	kwq_lock(q);
+	if (o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED))
+		kwq_now(q);
+}
+
+/*
  * Every add of one key: now (@o->delay_ns <= 0) or after a delay, with
  * @payload (the add's reference, which it stores or drops) or NULL.
  */
@@ -254,7 +268,7 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 	kwq_unlocked_work_init(&w);
 	w.payload = payload;
 	kwq_lookup_key_init(&k, q, key, len);
-	kwq_lock(q);
+	kwq_add_lock(q, o);
 	ret = kwq_add_locked_alloc(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
@@ -276,7 +290,7 @@ static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 le
 	kwq_unlocked_work_init(&w);
 	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
 	kwq_lookup_key_init(&k, q, key, len);
-	kwq_lock(q);
+	kwq_add_lock(q, o);
 	ret = kwq_add_locked_alloc(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
