@@ -236,8 +236,8 @@ struct kwq_hist {
  * @payloads_replaced: counter, see struct kwq_stats.
  * @payload_bytes: payload bytes the records hold, see struct kwq_stats.
  * @now: the time read by the current holder of @lock (kwq_now()).
- * @stamp_now: the stamp clock read by the current holder of @lock
- *	(kwq_stamp_now()).
+ * @stamp_now: local_clock() read by the current holder of @lock
+ *	(kwq_local_now(): the stamps, and the start of a step's hold).
  * @now_valid: @now was read since @lock was last taken.
  * @stamp_valid: @stamp_now was read since @lock was last taken.
  * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
