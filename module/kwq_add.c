@@ -240,7 +240,8 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
  * Take kwq.lock for an add. One that may wait (a delay, or the limiter's)
  * reads the hold's instant (kwq_now()) at once: its deadline counts from
  * there rather than from after a new key's record is set up, some 400
- * instructions later. The instant is the hold's either way.
+ * instructions later. The instant is the hold's either way; an add that
+ * drops the lock to allocate sleeping reads a new one in its new hold.
  */
 static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opts *o)
 	__acquires(&q->lock)

@@ -43,11 +43,6 @@ struct kwq_hold {
 	unsigned int keys;
 };
 
-/*
- * The step starts at the hold's local_clock() instant, which stamps the
- * keys it readies too (kwq_stamp_now()): one clock read, not two. An
- * instant read earlier in the hold only makes the step look longer.
- */
 /* The hold's local_clock() instant, read once per hold of kwq.lock. */
 static inline u64 kwq_local_now(struct kwq *q)
 {
@@ -59,6 +54,11 @@ static inline u64 kwq_local_now(struct kwq *q)
 	return q->stamp_now;
 }
 
+/*
+ * The step starts at the hold's local_clock() instant, which stamps the
+ * keys it readies too (kwq_stamp_now()): one clock read, not two. An
+ * instant read earlier in the hold only makes the step look longer.
+ */
 static inline void kwq_hold_begin(struct kwq *q, struct kwq_hold *h)
 {
 	h->start = kwq_local_now(q);

@@ -245,7 +245,8 @@ static void kwq_chunk_give_back(struct kwq_file *kf, struct kwq_chunk *c, u32 fr
 /*
  * One chunk of a get batch: waits (until @deadline) only if nothing is
  * ready and @deadline allows. Returns how many keys were delivered; *@err
- * says why fewer than @n (0: the keys filled the chunk).
+ * says why fewer than @n (0: the keys filled the chunk, or the chunk took
+ * every key that was ready when it looked: the caller's loop looks again).
  */
 static u32 kwq_chunk_get(struct kwq_file *kf, struct kwq_chunk *c, struct kwq_lease *lease,
 			 ktime_t deadline, struct kwq_batch_entry __user *ue, u32 n, int *err)
@@ -358,7 +359,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 		else
 			n = kwq_chunk_add_done(kf, c, cmd, b.flags, ue + done, m, &err);
 		done += n;
-		/* A chunk cut short because its keys filled it goes on. */
+		/* A chunk cut short by its keys' bytes or the ready count goes on. */
 		if (WARN_ON_ONCE(!n && !err))
 			err = -EIO;	/* a key always fits: cannot happen */
 	}

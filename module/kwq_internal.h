@@ -200,7 +200,8 @@ struct kwq_hist {
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
  * @n_queued: keys ready to hand out (on @ready, @prio or @ten). Also
  *	read without the lock, as a hint, by a get batch after its first
- *	key (kwq_get_batch_leased()).
+ *	key (kwq_get_batch_leased()), and by a /dev/kwq get batch to size
+ *	its chunks and to end after its first key (kwq_dev_batch.c).
  * @n_processing: items with KWQ_ITEM_PROCESSING.
  * @n_dirty_processing: items with both KWQ_ITEM_PROCESSING and DIRTY.
  * @n_waiting: WAITING items, on @waiting or in @far.
@@ -536,7 +537,8 @@ int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq
 		       struct kwq_payload *p);
 struct kwq_lookup_key;
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
-			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w);
+			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
+	__must_hold(&q->lock);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		    u64 ticket, struct kwq_unlocked_work *w);
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
