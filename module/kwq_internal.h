@@ -434,6 +434,13 @@ int kwq_requeue_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease
 		       u64 ticket);
 void kwq_undeliverable(struct kwq *q, const void *key, u32 len, const struct kwq_handout *h);
 
+/* The hold's instant is over: its next holder reads the clocks anew. */
+static inline void kwq_instant_end(struct kwq *q)
+{
+	q->now_valid = false;
+	q->stamp_valid = false;
+}
+
 /*
  * Take and release kwq.lock. Each clock is read at most once while the
  * lock is held (kwq_now(), kwq_stamp_now()): everything a critical section
@@ -450,16 +457,14 @@ static inline void kwq_lock(struct kwq *q)
 	 */
 	lockdep_assert_irqs_enabled();
 	spin_lock_bh(&q->lock);
-	q->now_valid = false;
-	q->stamp_valid = false;
+	kwq_instant_end(q);
 }
 
 static inline void kwq_unlock(struct kwq *q)
 	__releases(&q->lock)
 {
 	/* Whoever takes the lock next reads the clocks again. */
-	q->now_valid = false;
-	q->stamp_valid = false;
+	kwq_instant_end(q);
 	spin_unlock_bh(&q->lock);
 }
 
@@ -477,16 +482,14 @@ static inline bool kwq_trylock_hardirq(struct kwq *q)
 	lockdep_assert_in_irq();
 	if (!spin_trylock(&q->lock))
 		return false;
-	q->now_valid = false;
-	q->stamp_valid = false;
+	kwq_instant_end(q);
 	return true;
 }
 
 static inline void kwq_unlock_hardirq(struct kwq *q)
 	__releases(&q->lock)
 {
-	q->now_valid = false;
-	q->stamp_valid = false;
+	kwq_instant_end(q);
 	spin_unlock(&q->lock);
 }
 
