@@ -239,12 +239,17 @@ u32 kwq_get_batch_leased(struct kwq *q, struct kwq_key *out, const u32 *caps, u3
 	if (latency)
 		latency[0] = h.latency_ns;
 	/*
-	 * Most waits end for one key: with none more ready, no second lock
-	 * hold. A look without the lock sees what one under it would have
-	 * seen an instant earlier; keys readied since come with the next get.
+	 * Most waits end for one key: with no room for more (the entry is
+	 * full: no error), or none more ready, no second lock hold. A look
+	 * without the lock sees what one under it would have seen an instant
+	 * earlier; keys readied since come with the next get.
 	 */
-	if (n == 1 || !READ_ONCE(q->n_queued)) {
-		*err = n == 1 ? 0 : -EAGAIN;
+	if (n == 1) {
+		*err = 0;
+		return 1;
+	}
+	if (!READ_ONCE(q->n_queued)) {
+		*err = -EAGAIN;
 		return 1;
 	}
 	return 1 + kwq_take_batch(q, out + 1, caps ? caps + 1 : NULL, n - 1, (u8 *)buf + len,
