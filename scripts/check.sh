@@ -272,11 +272,11 @@ tap_script() { # FILE COMMAND...
 		tail -n 5 "$file.err" | sed 's/^/#   /' >>"$file"
 	fi
 }
-# The stock kernel's build below is lint's W=1 build (build.sh fails on
-# any warning): lint skips its own copy of it then.
-w1_in_build=0
-[[ " $flavours " != *" stock "* ]] || w1_in_build=1
-KWQ_LINT_W1_IN_BUILD=$w1_in_build tap_script "$out/lint.tap" scripts/lint.sh
+# The stock kernel's build below is lint's W=1 and sparse build (build.sh
+# fails on any warning): lint skips its own copy of it then.
+build_in_check=0
+[[ " $flavours " != *" stock "* ]] || build_in_check=1
+KWQ_LINT_BUILD_IN_CHECK=$build_in_check tap_script "$out/lint.tap" scripts/lint.sh
 count lint "$out/lint.tap"
 tap_script "$out/selftest.tap" scripts/selftest.sh
 count checker-selftest "$out/selftest.tap"
