@@ -606,6 +606,121 @@ static void kwq_delay_test_timer_after_shutdown(struct kunit *test)
 	kwq_destroy(q);
 }
 
+/* The CPU whose timer base holds the queue's hrtimer now. */
+static unsigned int timer_base_cpu(struct kwq *q)
+{
+	return READ_ONCE(q->timer.base)->cpu_base->cpu;
+}
+
+struct follow {
+	struct kwq *q;
+	bool spin;		/* the adder keeps its CPU busy until @first_taken */
+	bool first_taken;
+	bool asleep;		/* the consumer is about to wait for the second key */
+	int got;
+	struct completion added;
+	struct completion done;
+};
+
+/* On CPU 0: "a" due in 20 ms, "b" in 400 ms, then busy or gone. */
+static int follow_adder(void *data)
+{
+	struct follow *f = data;
+
+	if (kwq_add_after(f->q, "a", 1, MS(20), 0) != KWQ_ADD_WAITING ||
+	    kwq_add_after(f->q, "b", 1, MS(400), 0) != KWQ_ADD_WAITING)
+		f->got = -1;
+	complete(&f->added);
+	while (READ_ONCE(f->spin) && !READ_ONCE(f->first_taken)) {
+		cpu_relax();
+		cond_resched();
+	}
+	return 0;
+}
+
+/* On CPU 1: takes "a", then waits for "b". */
+static int follow_consumer(void *data)
+{
+	struct follow *f = data;
+	char buf[4];
+	u32 len;
+
+	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0)
+		f->got++;
+	WRITE_ONCE(f->first_taken, true);
+	/* The busy adder sees the flag before this sleeps, and stops. */
+	msleep(20);
+	WRITE_ONCE(f->asleep, true);
+	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0)
+		f->got++;
+	complete(&f->done);
+	return 0;
+}
+
+static struct task_struct *run_on(int (*fn)(void *), void *data, unsigned int cpu)
+{
+	struct task_struct *t = kthread_create(fn, data, "kwq-follow/%u", cpu);
+
+	if (!IS_ERR(t)) {
+		kthread_bind(t, cpu);
+		wake_up_process(t);
+	}
+	return t;
+}
+
+/*
+ * One round: the timer is started on CPU 0, fires there for "a" (with
+ * CPU 0 idle, or busy if @spin), and the consumer on CPU 1 then sleeps
+ * for "b". Returns the CPU the timer is on 150 ms into that sleep.
+ */
+static unsigned int follow_round(struct kunit *test, bool spin)
+{
+	struct follow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	unsigned int cpu;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	f->q = kwq_create(NULL, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->q);
+	f->spin = spin;
+	init_completion(&f->added);
+	init_completion(&f->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(run_on(follow_adder, f, 0)));
+	wait_for_completion(&f->added);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(run_on(follow_consumer, f, 1)));
+	while (!READ_ONCE(f->asleep))
+		msleep(20);
+	msleep(150);
+	cpu = timer_base_cpu(f->q);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&f->done, 10 * HZ));
+	KUNIT_EXPECT_EQ(test, f->got, 2);
+	kwq_destroy(f->q);
+	return cpu;
+}
+
+/*
+ * Without PREEMPT_RT the queue's hard timer wakes the consumers. A
+ * keeper about to sleep pulls it to its own CPU if its last run found
+ * its CPU idle, so that the deadline's interrupt wakes the keeper where
+ * it sleeps; a timer whose CPU was busy stays (it spreads the timer's
+ * work off the consumer's CPU). The idle case is tried a few times: a
+ * run that found CPU 0 busy by chance proves nothing.
+ */
+static void kwq_delay_test_timer_follows_keeper(struct kunit *test)
+{
+	unsigned int cpu = 0;
+	int i;
+
+	if (!KWQ_TIMER_HARD)
+		kunit_skip(test, "PREEMPT_RT: the keeper sleeps on its own timer");
+	if (!cpu_online(0) || !cpu_online(1))
+		kunit_skip(test, "needs CPUs 0 and 1");
+	for (i = 0; i < 5 && cpu != 1; i++)
+		cpu = follow_round(test, false);
+	KUNIT_EXPECT_EQ_MSG(test, cpu, 1, "the timer stayed on an idle CPU 0");
+	KUNIT_EXPECT_EQ_MSG(test, follow_round(test, true), 0,
+			    "the timer left a busy CPU 0");
+}
+
 #define LATE_KEYS	2000
 
 struct lateness {
@@ -996,6 +1111,7 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_timer_finds_lock_held),
 	KUNIT_CASE(kwq_delay_test_timer_steps),
 	KUNIT_CASE(kwq_delay_test_timer_after_shutdown),
+	KUNIT_CASE(kwq_delay_test_timer_follows_keeper),
 	KUNIT_CASE(kwq_delay_test_lateness),
 	KUNIT_CASE(kwq_delay_test_stress),
 	{}

@@ -242,10 +242,10 @@ struct kwq_hist {
  * @now_valid: @now was read since @lock was last taken.
  * @stamp_valid: @stamp_now was read since @lock was last taken.
  * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
- * @timer_keeper: with PREEMPT_RT, 1 while one sleeping consumer keeps
- *	its own hrtimer for @armed (kwq_consumer_timer()); the others sleep
- *	without one, so a deadline wakes one consumer, not all. Atomic, no
- *	lock. Unused without PREEMPT_RT, where @timer wakes consumers.
+ * @timer_keeper: 1 while one sleeping consumer keeps the timer
+ *	(kwq_consumer_timer()): with PREEMPT_RT its own hrtimer for @armed,
+ *	so that a deadline wakes one consumer, not all; without it @timer
+ *	itself, pulled to the keeper's CPU. Atomic, no lock.
  * @consumer_wakes: times a consumer in kwq_get() woke up and found no
  *	key (for tests of the wake-up fan-out). Atomic, no lock.
  * @busy_stamps: sum of kwq_item.stamp over the processing items (mod
@@ -276,6 +276,10 @@ struct kwq_hist {
  * @hard_run: @timer's callback is running its step, so kwq_arm_locked()
  *	sets @timer's expiry instead of starting it, and the callback
  *	restarts it if @armed is not KTIME_MAX. Under @lock.
+ * @timer_cpu: without PREEMPT_RT, the CPU @timer was last started or
+ *	restarted on (where a non-pinned start leaves it while that CPU is
+ *	busy; a hint, not a promise). Written under @lock; read without it
+ *	by kwq_consumer_timer(), which pulls @timer to its keeper's CPU.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
@@ -352,8 +356,10 @@ struct kwq {
 	u64 stamp_now;
 	bool now_valid;
 	bool stamp_valid;
+	bool timer_cpu_idle;
 	u64 next_ticket;
 	atomic_t timer_keeper;
+	int timer_cpu;
 	atomic64_t consumer_wakes;
 	/* Bounded work under @lock (Documentation/kwq-core.rst); under @lock. */
 	u64 busy_stamps;

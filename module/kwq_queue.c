@@ -466,6 +466,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	INIT_LIST_HEAD(&q->expiring.node);
 	timerqueue_init_head(&q->waiting);
 	q->armed = KTIME_MAX;
+	q->timer_cpu = -1;
 	q->clock = attr ? attr->clock : NULL;
 	if (!q->clock) {
 		kwq_hrtimer_setup(&q->timer, KWQ_TIMER_HARD ? kwq_timer_hard_fn : kwq_timer_fn,

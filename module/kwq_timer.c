@@ -4,8 +4,9 @@
  * processing timeout, both served by one hrtimer per queue (or the
  * queue's own struct kwq_clock), armed for the earliest of the next
  * deadline and the oldest processing key's expiry; the end of processing,
- * which moves that expiry; and, with PREEMPT_RT, the sleep of a consumer
- * that keeps its own timer for the next deadline.
+ * which moves that expiry; and the sleep of the consumer that keeps the
+ * timer: with PREEMPT_RT its own for the next deadline, without it the
+ * queue's, pulled to the consumer's CPU.
  *
  * Without PREEMPT_RT the timer is hard: it runs a step of due keys in the
  * timer interrupt and wakes their consumers from there, as timerfd and
@@ -40,6 +41,21 @@ static ktime_t kwq_waiting_next_locked(struct kwq *q)
 	return min(next ? next->expires : KTIME_MAX, kwq_far_move_at(q->far));
 }
 
+/*
+ * Without PREEMPT_RT: note where the hard timer was just (re)started (a
+ * non-pinned start leaves it on the caller's CPU, which is busy running
+ * the caller) and whether that CPU was @idle. A hint for
+ * kwq_timer_pull(), not a promise: a start while the callback runs on
+ * another CPU leaves the timer there until it fires again.
+ */
+static void kwq_timer_started_here(struct kwq *q, bool idle)
+{
+	if (KWQ_TIMER_HARD) {
+		WRITE_ONCE(q->timer_cpu, smp_processor_id());
+		WRITE_ONCE(q->timer_cpu_idle, idle);
+	}
+}
+
 /* Give the timer (or the test clock) @expires, if it changed or is @spent. */
 static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
 {
@@ -59,6 +75,7 @@ static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
 		hrtimer_try_to_cancel(&q->timer);
 	} else {
 		hrtimer_start(&q->timer, expires, KWQ_TIMER_MODE);
+		kwq_timer_started_here(q, false);
 	}
 }
 
@@ -424,6 +441,8 @@ enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer)
 	q->hard_run = false;
 	/* The step's last kwq_arm_locked() left @timer's expiry in kwq.armed. */
 	restart = q->armed != KTIME_MAX;
+	if (restart)
+		kwq_timer_started_here(q, is_idle_task(current));
 	kwq_unlock_hardirq(q);
 	kwq_wake_fast(q, ready, false);
 	return restart ? HRTIMER_RESTART : HRTIMER_NORESTART;
@@ -454,28 +473,56 @@ int kwq_sleep_until(ktime_t deadline, ktime_t wake_at)
 }
 
 /*
+ * Without PREEMPT_RT: start the armed hard timer again pinned to this
+ * CPU, where the keeper is about to sleep, if its last run found its own
+ * CPU idle. Its interrupt then wakes the keeper where it sleeps, as
+ * clock_nanosleep()'s wakes its sleeper, instead of waking an idle CPU
+ * only to send this one a wake-up interrupt. A timer whose CPU was busy
+ * (a producer's) stays: there its steps take no time from the consumer
+ * (add-after at 10,000 keys got later when it followed the consumer).
+ */
+static void kwq_timer_pull(struct kwq *q)
+{
+	if (!READ_ONCE(q->timer_cpu_idle) || READ_ONCE(q->timer_cpu) == raw_smp_processor_id())
+		return;
+	kwq_lock(q);
+	if (q->armed != KTIME_MAX && !q->dead && q->timer_cpu_idle &&
+	    q->timer_cpu != smp_processor_id()) {
+		hrtimer_start(&q->timer, q->armed, HRTIMER_MODE_ABS_PINNED_HARD);
+		kwq_timer_started_here(q, true);
+	}
+	kwq_unlock(q);
+}
+
+/*
  * With PREEMPT_RT, a consumer about to wait runs due deadlines itself and
  * sleeps no later than the next one: its own hrtimer wakes it straight
  * from the timer interrupt, where the queue's soft timer would first wait
  * for softirq processing (which the benchmarks showed costing
- * milliseconds). Without it the queue's hard timer wakes consumers from
- * the interrupt itself, and no consumer keeps a timer. Only one
- * sleeping consumer at a time keeps such a timer (*@keeper, claimed
- * through kwq.timer_keeper): it runs the due keys, which wakes one more
- * consumer per key made ready, so a deadline wakes one or two consumers,
- * not every sleeper. The soft timer stays armed for the rest. Returns the
- * time to wake at; queues on a test clock keep to their clock.
+ * milliseconds). Only one sleeping consumer at a time keeps such a
+ * timer (*@keeper, claimed through kwq.timer_keeper): it runs the due
+ * keys, which wakes one more consumer per key made ready, so a deadline
+ * wakes one or two consumers, not every sleeper. The soft timer stays
+ * armed for the rest. Without PREEMPT_RT the queue's hard timer wakes
+ * consumers from the interrupt itself and the keeper keeps no timer of
+ * its own: it only pulls the queue's to its CPU (kwq_timer_pull()).
+ * Returns the time to wake at; queues on a test clock keep to their
+ * clock.
  */
 ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
 {
 	ktime_t next = READ_ONCE(q->armed);
 
-	if (q->clock || KWQ_TIMER_HARD || next == KTIME_MAX)
+	if (q->clock || next == KTIME_MAX)
 		return KTIME_MAX;
 	if (!*keeper) {
 		if (atomic_cmpxchg(&q->timer_keeper, 0, 1))
 			return KTIME_MAX;
 		*keeper = true;
+	}
+	if (KWQ_TIMER_HARD) {
+		kwq_timer_pull(q);
+		return KTIME_MAX;
 	}
 	if (ktime_compare(ktime_get(), next) >= 0) {
 		kwq_run_due(q);
