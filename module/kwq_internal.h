@@ -279,7 +279,9 @@ struct kwq_hist {
  * @timer_cpu: without PREEMPT_RT, the CPU @timer was last started or
  *	restarted on (where a non-pinned start leaves it while that CPU is
  *	busy; a hint, not a promise). Written under @lock; read without it
- *	by kwq_consumer_timer(), which pulls @timer to its keeper's CPU.
+ *	by kwq_timer_pull(), which pulls @timer to its keeper's CPU.
+ * @timer_cpu_idle: @timer's last run found @timer_cpu idle (false after
+ *	a start from a caller, whose CPU is busy). Like @timer_cpu.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.
