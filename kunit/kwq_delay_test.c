@@ -606,7 +606,11 @@ static void kwq_delay_test_timer_after_shutdown(struct kunit *test)
 	kwq_destroy(q);
 }
 
-/* The CPU whose timer base holds the queue's hrtimer now. */
+/*
+ * The CPU whose timer base holds the queue's hrtimer now: hrtimer
+ * internals (struct hrtimer_clock_base.cpu_base), the same in 6.1 and
+ * 6.12, read only to see where the timer is.
+ */
 static unsigned int timer_base_cpu(struct kwq *q)
 {
 	return READ_ONCE(q->timer.base)->cpu_base->cpu;
@@ -614,27 +618,33 @@ static unsigned int timer_base_cpu(struct kwq *q)
 
 struct follow {
 	struct kwq *q;
-	bool spin;		/* the adder keeps its CPU busy until @first_taken */
+	bool spin;		/* the adder keeps CPU 0 busy until @first_taken */
 	bool first_taken;
-	bool asleep;		/* the consumer is about to wait for the second key */
-	int got;
+	bool asleep;		/* the consumer is about to wait for "b" */
+	ktime_t b_due;		/* no later than "b"'s deadline */
+	int got, early;
 	struct completion added;
+	struct completion adder_done;
 	struct completion done;
 };
 
-/* On CPU 0: "a" due in 20 ms, "b" in 400 ms, then busy or gone. */
+/* On CPU 0: "a" due in 20 ms, "b" in 400 ms, then busy (2 s at most) or gone. */
 static int follow_adder(void *data)
 {
 	struct follow *f = data;
+	unsigned long until;
 
+	f->b_due = ktime_add_ms(ktime_get(), 400);
 	if (kwq_add_after(f->q, "a", 1, MS(20), 0) != KWQ_ADD_WAITING ||
 	    kwq_add_after(f->q, "b", 1, MS(400), 0) != KWQ_ADD_WAITING)
 		f->got = -1;
 	complete(&f->added);
-	while (READ_ONCE(f->spin) && !READ_ONCE(f->first_taken)) {
+	until = jiffies + 2 * HZ;
+	while (f->spin && !READ_ONCE(f->first_taken) && time_before(jiffies, until)) {
 		cpu_relax();
 		cond_resched();
 	}
+	complete(&f->adder_done);
 	return 0;
 }
 
@@ -648,11 +658,13 @@ static int follow_consumer(void *data)
 	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0)
 		f->got++;
 	WRITE_ONCE(f->first_taken, true);
-	/* The busy adder sees the flag before this sleeps, and stops. */
+	/* Time for the busy adder to stop: CPU 0 is idle when "b" fires. */
 	msleep(20);
 	WRITE_ONCE(f->asleep, true);
-	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0)
+	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0) {
 		f->got++;
+		f->early = ktime_before(ktime_get(), f->b_due);
+	}
 	complete(&f->done);
 	return 0;
 }
@@ -671,28 +683,43 @@ static struct task_struct *run_on(int (*fn)(void *), void *data, unsigned int cp
 /*
  * One round: the timer is started on CPU 0, fires there for "a" (with
  * CPU 0 idle, or busy if @spin), and the consumer on CPU 1 then sleeps
- * for "b". Returns the CPU the timer is on 150 ms into that sleep.
+ * for "b". Returns the CPU the timer is on 150 ms into that sleep, or
+ * UINT_MAX if a thread could not start. Both threads end before the
+ * queue is destroyed, whatever failed.
  */
 static unsigned int follow_round(struct kunit *test, bool spin)
 {
 	struct follow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-	unsigned int cpu;
+	unsigned int cpu = UINT_MAX;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
 	f->q = kwq_create(NULL, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->q);
 	f->spin = spin;
 	init_completion(&f->added);
+	init_completion(&f->adder_done);
 	init_completion(&f->done);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(run_on(follow_adder, f, 0)));
+	if (IS_ERR(run_on(follow_adder, f, 0))) {
+		KUNIT_FAIL(test, "no adder thread");
+		goto out;
+	}
 	wait_for_completion(&f->added);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(run_on(follow_consumer, f, 1)));
+	if (IS_ERR(run_on(follow_consumer, f, 1))) {
+		KUNIT_FAIL(test, "no consumer thread");
+		WRITE_ONCE(f->first_taken, true);
+		wait_for_completion(&f->adder_done);
+		goto out;
+	}
 	while (!READ_ONCE(f->asleep))
 		msleep(20);
 	msleep(150);
 	cpu = timer_base_cpu(f->q);
-	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&f->done, 10 * HZ));
+	/* Each of the consumer's gets gives up after 5 s: this ends. */
+	wait_for_completion(&f->done);
+	wait_for_completion(&f->adder_done);
 	KUNIT_EXPECT_EQ(test, f->got, 2);
+	KUNIT_EXPECT_FALSE_MSG(test, f->early, "\"b\" came before its deadline");
+out:
 	kwq_destroy(f->q);
 	return cpu;
 }
@@ -700,10 +727,10 @@ static unsigned int follow_round(struct kunit *test, bool spin)
 /*
  * Without PREEMPT_RT the queue's hard timer wakes the consumers. A
  * keeper about to sleep pulls it to its own CPU if its last run found
- * its CPU idle, so that the deadline's interrupt wakes the keeper where
- * it sleeps; a timer whose CPU was busy stays (it spreads the timer's
- * work off the consumer's CPU). The idle case is tried a few times: a
- * run that found CPU 0 busy by chance proves nothing.
+ * its CPU idle, so that the deadline's interrupt comes where the keeper
+ * sleeps; a timer whose CPU was busy stays (it keeps the timer's steps
+ * off the consumer's CPU). The idle case is tried a few times: a run
+ * that found CPU 0 busy by chance proves nothing.
  */
 static void kwq_delay_test_timer_follows_keeper(struct kunit *test)
 {

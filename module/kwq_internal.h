@@ -241,11 +241,18 @@ struct kwq_hist {
  *	(kwq_local_now(): the stamps, and the start of a step's hold).
  * @now_valid: @now was read since @lock was last taken.
  * @stamp_valid: @stamp_now was read since @lock was last taken.
+ * @timer_cpu_idle: without PREEMPT_RT, @timer was last restarted by a
+ *	run of it that found @timer_cpu idle; false after any other start
+ *	(an add's, a pull's). Written under @lock; read without it by
+ *	kwq_timer_pull() as a hint.
  * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
  * @timer_keeper: 1 while one sleeping consumer keeps the timer
  *	(kwq_consumer_timer()): with PREEMPT_RT its own hrtimer for @armed,
  *	so that a deadline wakes one consumer, not all; without it @timer
  *	itself, pulled to the keeper's CPU. Atomic, no lock.
+ * @timer_cpu: without PREEMPT_RT, the CPU @timer was last (re)started
+ *	on, -1 before the first start; a hint (kwq_timer_note_cpu()). Like
+ *	@timer_cpu_idle.
  * @consumer_wakes: times a consumer in kwq_get() woke up and found no
  *	key (for tests of the wake-up fan-out). Atomic, no lock.
  * @busy_stamps: sum of kwq_item.stamp over the processing items (mod
@@ -276,12 +283,6 @@ struct kwq_hist {
  * @hard_run: @timer's callback is running its step, so kwq_arm_locked()
  *	sets @timer's expiry instead of starting it, and the callback
  *	restarts it if @armed is not KTIME_MAX. Under @lock.
- * @timer_cpu: without PREEMPT_RT, the CPU @timer was last started or
- *	restarted on (where a non-pinned start leaves it while that CPU is
- *	busy; a hint, not a promise). Written under @lock; read without it
- *	by kwq_timer_pull(), which pulls @timer to its keeper's CPU.
- * @timer_cpu_idle: @timer's last run found @timer_cpu idle (false after
- *	a start from a caller, whose CPU is busy). Like @timer_cpu.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.

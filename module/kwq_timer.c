@@ -42,13 +42,14 @@ static ktime_t kwq_waiting_next_locked(struct kwq *q)
 }
 
 /*
- * Without PREEMPT_RT: note where the hard timer was just (re)started (a
- * non-pinned start leaves it on the caller's CPU, which is busy running
- * the caller) and whether that CPU was @idle. A hint for
- * kwq_timer_pull(), not a promise: a start while the callback runs on
- * another CPU leaves the timer there until it fires again.
+ * Without PREEMPT_RT: note the CPU the hard timer was just (re)started
+ * on, and whether a run of it found that CPU @idle. A hint for
+ * kwq_timer_pull(), not a promise: a non-pinned start leaves the timer
+ * on the caller's CPU only while that CPU is busy (else, and on an
+ * isolated CPU, get_nohz_timer_target() picks another), and a start
+ * while the callback runs on another CPU leaves it there until it fires.
  */
-static void kwq_timer_started_here(struct kwq *q, bool idle)
+static void kwq_timer_note_cpu(struct kwq *q, bool idle)
 {
 	if (KWQ_TIMER_HARD) {
 		WRITE_ONCE(q->timer_cpu, smp_processor_id());
@@ -75,7 +76,7 @@ static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
 		hrtimer_try_to_cancel(&q->timer);
 	} else {
 		hrtimer_start(&q->timer, expires, KWQ_TIMER_MODE);
-		kwq_timer_started_here(q, false);
+		kwq_timer_note_cpu(q, false);
 	}
 }
 
@@ -442,7 +443,7 @@ enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer)
 	/* The step's last kwq_arm_locked() left @timer's expiry in kwq.armed. */
 	restart = q->armed != KTIME_MAX;
 	if (restart)
-		kwq_timer_started_here(q, is_idle_task(current));
+		kwq_timer_note_cpu(q, is_idle_task(current));
 	kwq_unlock_hardirq(q);
 	kwq_wake_fast(q, ready, false);
 	return restart ? HRTIMER_RESTART : HRTIMER_NORESTART;
@@ -475,21 +476,29 @@ int kwq_sleep_until(ktime_t deadline, ktime_t wake_at)
 /*
  * Without PREEMPT_RT: start the armed hard timer again pinned to this
  * CPU, where the keeper is about to sleep, if its last run found its own
- * CPU idle. Its interrupt then wakes the keeper where it sleeps, as
- * clock_nanosleep()'s wakes its sleeper, instead of waking an idle CPU
- * only to send this one a wake-up interrupt. A timer whose CPU was busy
- * (a producer's) stays: there its steps take no time from the consumer
- * (add-after at 10,000 keys got later when it followed the consumer).
+ * CPU idle. Its next interrupts then come on this CPU, as
+ * clock_nanosleep()'s come where its sleeper sleeps, rather than on an
+ * idle CPU that only sends this one a wake-up interrupt. The old CPU
+ * keeps its programmed interrupt, once. A timer whose last run found its
+ * CPU busy (a producer's) stays: add-after at 10,000 keys got later when
+ * the timer's steps followed the consumer onto its busy CPU. So does one
+ * that is not queued (its callback is running, or handed its step to
+ * kwq.rerun). A pull counts as a start, not a run: the next keeper pulls
+ * only after a run on an idle CPU again, so keepers on several CPUs do
+ * not toss the timer between them.
  */
 static void kwq_timer_pull(struct kwq *q)
 {
-	if (!READ_ONCE(q->timer_cpu_idle) || READ_ONCE(q->timer_cpu) == raw_smp_processor_id())
+	int cpu = raw_smp_processor_id();
+
+	if (!READ_ONCE(q->timer_cpu_idle) || READ_ONCE(q->timer_cpu) == cpu)
 		return;
 	kwq_lock(q);
-	if (q->armed != KTIME_MAX && !q->dead && q->timer_cpu_idle &&
-	    q->timer_cpu != smp_processor_id()) {
+	cpu = smp_processor_id();
+	if (q->armed != KTIME_MAX && !q->dead && q->timer_cpu_idle && q->timer_cpu != cpu &&
+	    hrtimer_is_queued(&q->timer) && !hrtimer_callback_running(&q->timer)) {
 		hrtimer_start(&q->timer, q->armed, HRTIMER_MODE_ABS_PINNED_HARD);
-		kwq_timer_started_here(q, true);
+		kwq_timer_note_cpu(q, false);
 	}
 	kwq_unlock(q);
 }
@@ -516,7 +525,8 @@ ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
 	if (q->clock || next == KTIME_MAX)
 		return KTIME_MAX;
 	if (!*keeper) {
-		if (atomic_cmpxchg(&q->timer_keeper, 0, 1))
+		/* A look first: a failed cmpxchg still takes the line. */
+		if (atomic_read(&q->timer_keeper) || atomic_cmpxchg(&q->timer_keeper, 0, 1))
 			return KTIME_MAX;
 		*keeper = true;
 	}
