@@ -621,12 +621,26 @@ struct follow {
 	bool spin;		/* the adder keeps CPU 0 busy until @first_taken */
 	bool first_taken;
 	bool asleep;		/* the consumer is about to wait for "b" */
-	ktime_t b_due;		/* no later than "b"'s deadline */
+	ktime_t b_due;		/* no later than the deadline of the second key taken */
 	int got, early;
 	struct completion added;
 	struct completion adder_done;
 	struct completion done;
 };
+
+/* On CPU 0, after "a" ran: "c" due in 150 ms, before "b", which starts the timer again. */
+static int follow_readder(void *data)
+{
+	struct follow *f = data;
+
+	f->b_due = ktime_add_ms(ktime_get(), 150);
+	if (kwq_add_after(f->q, "c", 1, MS(150), 0) != KWQ_ADD_WAITING)
+		f->got = -1;
+	complete(&f->added);
+	/* The first adder's completion was waited for: this one is the round's end's. */
+	complete(&f->adder_done);
+	return 0;
+}
 
 /* On CPU 0: "a" due in 20 ms, "b" in 400 ms, then busy (2 s at most) or gone. */
 static int follow_adder(void *data)
@@ -648,7 +662,7 @@ static int follow_adder(void *data)
 	return 0;
 }
 
-/* On CPU 1: takes "a", then waits for "b". */
+/* On CPU 1: takes "a", then waits for the next key ("b", or "c" if added). */
 static int follow_consumer(void *data)
 {
 	struct follow *f = data;
@@ -680,14 +694,21 @@ static struct task_struct *run_on(int (*fn)(void *), void *data, unsigned int cp
 	return t;
 }
 
+enum follow_mode {
+	FOLLOW_IDLE,		/* CPU 0 idle when "a" runs */
+	FOLLOW_BUSY,		/* CPU 0 busy when "a" runs */
+	FOLLOW_READDED,		/* CPU 0 idle when "a" runs, then an add there starts the timer */
+};
+
 /*
- * One round: the timer is started on CPU 0, fires there for "a" (with
- * CPU 0 idle, or busy if @spin), and the consumer on CPU 1 then sleeps
- * for "b". Returns the CPU the timer is on 150 ms into that sleep, or
- * UINT_MAX if a thread could not start. Both threads end before the
- * queue is destroyed, whatever failed.
+ * One round: the timer is started on CPU 0 and fires there for "a"
+ * (with CPU 0 idle or busy, as @mode says; with FOLLOW_READDED an add
+ * of "c" on CPU 0 then starts it again), and the consumer on CPU 1
+ * sleeps for the next key. Returns the CPU the timer is on 150 ms into
+ * that sleep, or UINT_MAX if a thread could not start. The threads end
+ * before the queue is destroyed, whatever failed.
  */
-static unsigned int follow_round(struct kunit *test, bool spin)
+static unsigned int follow_round(struct kunit *test, enum follow_mode mode)
 {
 	struct follow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	unsigned int cpu = UINT_MAX;
@@ -695,7 +716,7 @@ static unsigned int follow_round(struct kunit *test, bool spin)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
 	f->q = kwq_create(NULL, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->q);
-	f->spin = spin;
+	f->spin = mode == FOLLOW_BUSY;
 	init_completion(&f->added);
 	init_completion(&f->adder_done);
 	init_completion(&f->done);
@@ -704,6 +725,17 @@ static unsigned int follow_round(struct kunit *test, bool spin)
 		goto out;
 	}
 	wait_for_completion(&f->added);
+	if (mode == FOLLOW_READDED) {
+		wait_for_completion(&f->adder_done);
+		/* "a" runs meanwhile, on CPU 0, idle. */
+		msleep(100);
+		reinit_completion(&f->added);
+		if (IS_ERR(run_on(follow_readder, f, 0))) {
+			KUNIT_FAIL(test, "no second adder thread");
+			goto out;
+		}
+		wait_for_completion(&f->added);
+	}
 	if (IS_ERR(run_on(follow_consumer, f, 1))) {
 		KUNIT_FAIL(test, "no consumer thread");
 		WRITE_ONCE(f->first_taken, true);
@@ -718,7 +750,7 @@ static unsigned int follow_round(struct kunit *test, bool spin)
 	wait_for_completion(&f->done);
 	wait_for_completion(&f->adder_done);
 	KUNIT_EXPECT_EQ(test, f->got, 2);
-	KUNIT_EXPECT_FALSE_MSG(test, f->early, "\"b\" came before its deadline");
+	KUNIT_EXPECT_FALSE_MSG(test, f->early, "the second key came before its deadline");
 out:
 	kwq_destroy(f->q);
 	return cpu;
@@ -726,11 +758,13 @@ out:
 
 /*
  * Without PREEMPT_RT the queue's hard timer wakes the consumers. A
- * keeper about to sleep pulls it to its own CPU if its last run found
- * its CPU idle, so that the deadline's interrupt comes where the keeper
- * sleeps; a timer whose CPU was busy stays (it keeps the timer's steps
- * off the consumer's CPU). The idle case is tried a few times: a run
- * that found CPU 0 busy by chance proves nothing.
+ * keeper about to sleep pulls it to its own CPU if it was last started
+ * by a run of it that found its CPU idle, so that the deadline's
+ * interrupt comes where the keeper sleeps; a timer whose CPU was busy
+ * stays (it keeps the timer's steps off the consumer's CPU), and so
+ * does one an add started again since, from a CPU busy with that add.
+ * The idle case is tried a few times: a run that found CPU 0 busy by
+ * chance proves nothing.
  */
 static void kwq_delay_test_timer_follows_keeper(struct kunit *test)
 {
@@ -742,10 +776,12 @@ static void kwq_delay_test_timer_follows_keeper(struct kunit *test)
 	if (!cpu_online(0) || !cpu_online(1))
 		kunit_skip(test, "needs CPUs 0 and 1");
 	for (i = 0; i < 5 && cpu != 1; i++)
-		cpu = follow_round(test, false);
+		cpu = follow_round(test, FOLLOW_IDLE);
 	KUNIT_EXPECT_EQ_MSG(test, cpu, 1, "the timer stayed on an idle CPU 0");
-	KUNIT_EXPECT_EQ_MSG(test, follow_round(test, true), 0,
+	KUNIT_EXPECT_EQ_MSG(test, follow_round(test, FOLLOW_BUSY), 0,
 			    "the timer left a busy CPU 0");
+	KUNIT_EXPECT_EQ_MSG(test, follow_round(test, FOLLOW_READDED), 0,
+			    "the timer left CPU 0 after an add there started it");
 }
 
 #define LATE_KEYS	2000
