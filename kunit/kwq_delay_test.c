@@ -620,8 +620,8 @@ struct follow {
 	struct kwq *q;
 	bool spin;		/* the adder keeps CPU 0 busy until @first_taken */
 	bool first_taken;
-	bool asleep;		/* the consumer is about to wait for "b" */
-	ktime_t b_due;		/* no later than the deadline of the second key taken */
+	bool asleep;		/* the consumer is about to wait for its second key */
+	ktime_t next_due;	/* no later than the deadline of the second key taken */
 	int got, early;
 	struct completion added;
 	struct completion adder_done;
@@ -633,7 +633,7 @@ static int follow_readder(void *data)
 {
 	struct follow *f = data;
 
-	f->b_due = ktime_add_ms(ktime_get(), 150);
+	f->next_due = ktime_add_ms(ktime_get(), 150);
 	if (kwq_add_after(f->q, "c", 1, MS(150), 0) != KWQ_ADD_WAITING)
 		f->got = -1;
 	complete(&f->added);
@@ -648,7 +648,7 @@ static int follow_adder(void *data)
 	struct follow *f = data;
 	unsigned long until;
 
-	f->b_due = ktime_add_ms(ktime_get(), 400);
+	f->next_due = ktime_add_ms(ktime_get(), 400);
 	if (kwq_add_after(f->q, "a", 1, MS(20), 0) != KWQ_ADD_WAITING ||
 	    kwq_add_after(f->q, "b", 1, MS(400), 0) != KWQ_ADD_WAITING)
 		f->got = -1;
@@ -672,12 +672,12 @@ static int follow_consumer(void *data)
 	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0)
 		f->got++;
 	WRITE_ONCE(f->first_taken, true);
-	/* Time for the busy adder to stop: CPU 0 is idle when "b" fires. */
+	/* Time for the busy adder to stop: CPU 0 is idle when the next key fires. */
 	msleep(20);
 	WRITE_ONCE(f->asleep, true);
 	if (!get_within(f->q, buf, sizeof(buf), &len) && kwq_done(f->q, buf, len) >= 0) {
 		f->got++;
-		f->early = ktime_before(ktime_get(), f->b_due);
+		f->early = ktime_before(ktime_get(), f->next_due);
 	}
 	complete(&f->done);
 	return 0;
