@@ -39,6 +39,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			cycle1dg) ab "$v" "$r" cycle1dg $B cycle1dg 20000 ;;
 			batch64) ab "$v" "$r" batch64 $B batch1 64 40960 ;;
 			batch512) ab "$v" "$r" batch512 $B batch1 512 40960 ;;
+			hot64i) ab "$v" "$r" hot64i $B dedup 1000 1 1 40960 64 ;;
 			kernel) ab "$v" "$r" kernel kernel kernel.1t "cycle 100000" ;;
 			kernel1p1c) ab "$v" "$r" kernel1p1c kernel kernel.1p1c "pc 100000 1 1" ;;
 			kernel2p2c) ab "$v" "$r" kernel2p2c kernel kernel.2p2c "pc 100000 2 2" ;;

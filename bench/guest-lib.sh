@@ -22,7 +22,9 @@ kernel() {
 as_insns() {
 	awk -v p="$1" '$1 == "KWQB" && $2 !~ /\.(cpu|rate)$/ {
 		v = $3; u = $4
-		if (u == "keys/s") { v = 1e9 / v; u = "insn/key" } else sub(/^ns/, "insn", u)
+		if (u == "keys/s") { v = 1e9 / v; u = "insn/key" }
+		else if (u == "adds/s") { v = 1e9 / v; u = "insn/add" }
+		else sub(/^ns/, "insn", u)
 		printf "%s%s %.6g %s\n", p, $2, v, u
 	}'
 }

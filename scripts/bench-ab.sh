@@ -11,7 +11,9 @@
 # delay1kbase and delay10kbase (the same deadlines slept by
 # clock_nanosleep) are asked for by name: under -icount their lateness is
 # the instructions run from the deadline to the consumer's clock read, in
-# virtual µs (1,000 instructions each). Prints a table of
+# virtual µs (1,000 instructions each); hot64i (hot64's 1,000 hot keys
+# with one producer adding 64-key batches and one consumer, in
+# instructions per add) too. Prints a table of
 # instructions per call or key, one column per version, and writes
 # build/ab/table.txt. The two rounds agree to a few instructions; a
 # difference larger than that is the change's. --perf "ARGS[;ARGS...]"
