@@ -9,11 +9,10 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "kwq_add.h"
 #include "kwq_compat.h"
-#include "kwq_core.h"
 #include "kwq_payload.h"
 #include "kwq_state.h"
-#include "kwq_trace.h"
 
 /* An add now, under the waiting policy; returns an enum kwq_add_result. */
 static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, unsigned int *ready)
@@ -32,8 +31,6 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, un
 	return kwq_mark_dirty_locked(q, it, ready);
 }
 
-/* Internal flag of kwq_add_common(): the delay comes from the limiter. */
-#define KWQ_ADD_RATE_LIMITED	BIT(31)
 #define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_AFTER_DEBOUNCE | \
 			 KWQ_ADD_RATE_LIMITED)
 
@@ -99,7 +96,9 @@ static void kwq_add_check_sides(struct kwq *q, bool wants_spare, u32 spare_befor
 #define KWQ_ADD_NO_SIDE	(-ENOBUFS)
 
 /*
- * One add, now (@o->delay_ns <= 0) or after a delay, with kwq.lock held.
+ * One add, now (@o->delay_ns <= 0) or after a delay, with kwq.lock held,
+ * after kwq_add_begin_locked() in the same hold found @it (NULL: a new
+ * key) and did not end the add.
  * A new key takes *@fresh if the caller allocated one, or a record
  * allocated here without sleeping; if that fails, returns -EWOULDBLOCK
  * and the caller allocates one unlocked and calls again. An unused
@@ -109,7 +108,7 @@ static void kwq_add_check_sides(struct kwq *q, bool wants_spare, u32 spare_befor
  * KWQ_ADD_NO_SIDE if it could not have one without sleeping. @o was
  * checked by the caller.
  */
-static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
+static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
 			  const struct kwq_add_opts *o, gfp_t gfp, struct kwq_item **fresh,
 			  struct kwq_unlocked_work *w)
 {
@@ -119,28 +118,9 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
 	u32 policy = flags & KWQ_ADD_POLICY_MASK;
 	u32 len = k->len;
 	u32 spare_before = q->n_side_spare;
-	struct kwq_item *it;
 	bool wants_spare;
 	int ret;
 
-	if (q->dead)
-		return -EIDRM;
-	if (q->shutting_down) {
-		q->refused++;
-		return -ESHUTDOWN;
-	}
-	it = kwq_find_key_locked(q, k);
-	if (it && !w->payload && delay_ns <= 0 && !(flags & KWQ_ADD_RATE_LIMITED) && !q->prio &&
-	    (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
-		/*
-		 * Queued, or re-added while being processed, and not waiting:
-		 * whatever the policy, the add only counts a duplicate
-		 * (kwq_add_now_locked()). The commonest add of a busy producer.
-		 */
-		q->dedups++;
-		trace_kwq_add(q->name, key, len, KWQ_ADD_DUPLICATE, 0);
-		return KWQ_ADD_DUPLICATE;
-	}
 	/* A spare side first, if the add wants one: before anything changes. */
 	wants_spare = kwq_add_wants_spare(it, delay_ns, flags);
 	if (wants_spare && !kwq_side_ensure_locked(q))
@@ -198,12 +178,13 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k,
  * kwq_add_locked() until it has what it needs, a record for a new key
  * and a spare side if it may take one: drops the lock to allocate the
  * missing one sleeping when the allocation without sleeping failed, then
- * tries again (with a record it cannot fail that way; a spare side
- * another add took meanwhile is allocated again). The lock is held on
- * return either way. One call site, so kwq_add_locked() is inlined here:
+ * begins again with kwq_add_begin_locked(), since the queue and the key
+ * may have changed meanwhile. With a record kwq_add_locked() cannot fail
+ * that way again; a spare side another add took meanwhile is allocated
+ * again. The lock is held on return either way. One call site, so kwq_add_locked() is inlined here:
  * a call level less on every add.
  */
-int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
+int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 	__must_hold(&q->lock)
 {
@@ -211,24 +192,26 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
 	int ret;
 
 	for (;;) {
-		ret = kwq_add_locked(q, k, o, gfp, &fresh, w);
+		ret = kwq_add_locked(q, k, it, o, gfp, &fresh, w);
 		if (ret == KWQ_ADD_NO_SIDE) {
 			ret = kwq_side_refill_locked(q, gfp);
 			if (ret)
 				break;
-			continue;
+		} else {
+			if (ret != -EWOULDBLOCK)
+				break;
+			if (WARN_ON_ONCE(fresh))
+				break;
+			kwq_unlock(q);
+			fresh = kwq_item_new(q, k, gfp);
+			kwq_lock(q);
+			if (!fresh) {
+				ret = -ENOMEM;
+				break;
+			}
 		}
-		if (ret != -EWOULDBLOCK)
+		if (kwq_add_begin_locked(q, k, o, w, &it, &ret))
 			break;
-		if (WARN_ON_ONCE(fresh))
-			break;
-		kwq_unlock(q);
-		fresh = kwq_item_new(q, k, gfp);
-		kwq_lock(q);
-		if (!fresh) {
-			ret = -ENOMEM;
-			break;
-		}
 	}
 	/* Someone else added the key meanwhile, or the add failed. */
 	if (fresh)
@@ -258,8 +241,8 @@ static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opt
 static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
 			   gfp_t gfp, struct kwq_payload *payload)
 {
-	struct kwq_unlocked_work w;
-	struct kwq_lookup_key k;
+	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
+	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS)) {
@@ -270,7 +253,7 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 	w.payload = payload;
 	kwq_lookup_key_init(&k, q, key, len);
 	kwq_add_lock(q, o);
-	ret = kwq_add_locked_alloc(q, &k, o, gfp, &w);
+	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }
@@ -282,8 +265,8 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
 					  const struct kwq_add_opts *o, gfp_t gfp)
 {
-	struct kwq_unlocked_work w;
-	struct kwq_lookup_key k;
+	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
+	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
@@ -292,7 +275,7 @@ static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 le
 	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
 	kwq_lookup_key_init(&k, q, key, len);
 	kwq_add_lock(q, o);
-	ret = kwq_add_locked_alloc(q, &k, o, gfp, &w);
+	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
 }

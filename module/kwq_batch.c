@@ -10,7 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 
-#include "kwq_core.h"
+#include "kwq_add.h"
 
 /*
  * Keys handled per hold of the lock, KWQ_LOCK_STEP as every walk over
@@ -40,7 +40,8 @@ static void kwq_batch_breathe(struct kwq *q, u32 i, struct kwq_unlocked_work *w)
  *
  * Like kwq_add_policy() for each key in turn, stopping at the first that
  * fails; the queue's lock is taken once per 64 keys (and dropped only to
- * allocate a record sleeping), and consumers are woken as often.
+ * allocate a record or a spare side sleeping), and consumers are woken as
+ * often.
  *
  * Context: process context; may sleep.
  * Return: how many keys were carried out, from the first, if any was
@@ -61,7 +62,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 	kwq_unlocked_work_init(&w);
 	kwq_lock(q);
 	for (i = 0; i < n; i++) {
-		struct kwq_lookup_key k;
+		struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
 
 		kwq_batch_breathe(q, i, &w);
 		if (!kwq_key_valid(keys[i].key, keys[i].len)) {
@@ -69,7 +70,7 @@ int kwq_add_batch(struct kwq *q, const struct kwq_key *keys, u32 n, u32 policy,
 			break;
 		}
 		kwq_lookup_key_init(&k, q, keys[i].key, keys[i].len);
-		ret = kwq_add_locked_alloc(q, &k, &o, q->gfp, &w);
+		ret = kwq_add_one_locked(q, &k, &o, q->gfp, &w);
 		if (ret < 0)
 			break;
 		results[i] = ret;

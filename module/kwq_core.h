@@ -5,6 +5,7 @@
  *
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
  *   kwq_add.c      adds (now, after a delay, rate limited), cancel, forget
+ *   kwq_add.h      the start of every add: inline in kwq_add.c, kwq_batch.c
  *   kwq_handout.c  get (one wait loop), done, requeue, done-and-get, leases
  *   kwq_priority.c a priority queue's levels and the priority of an add
  *   kwq_timer.c    the waiting set, the processing timeout, the one timer
@@ -165,8 +166,8 @@ static inline void kwq_lookup_key_init(struct kwq_lookup_key *k, const struct kw
 	k->hash = kwq_table_hash(&q->items, key, len);
 }
 
-static inline struct kwq_item *kwq_find_key_locked(struct kwq *q,
-						   const struct kwq_lookup_key *k)
+static __always_inline struct kwq_item *kwq_find_key_locked(struct kwq *q,
+							    const struct kwq_lookup_key *k)
 {
 	lockdep_assert_held(&q->lock);
 	return kwq_table_find(&q->items, k->key, k->len, k->hash);
@@ -237,12 +238,34 @@ struct kwq_prio *kwq_prio_new(u64 aging_ns, gfp_t gfp);
 void kwq_prio_head_stamp(struct kwq *q, struct kwq_item *it);
 void kwq_prio_add_locked(struct kwq *q, struct kwq_item *it, s32 priority);
 
-/* kwq_wake.c */
+/* kwq_wake.c, and below it the inline part of the unlock that wakes */
 bool kwq_drained_locked(const struct kwq *q);
 bool kwq_more_may_come_locked(const struct kwq *q);
 void kwq_wake(struct kwq *q, unsigned int ready_added);
 void kwq_wake_fast(struct kwq *q, unsigned int ready, bool slow);
-bool kwq_wake_slow_locked(const struct kwq *q);
+void kwq_unlock_and_finish_all(struct kwq *q, struct kwq_unlocked_work *w)
+	__releases(&q->lock);
+
+/* Whether any state change needs the full wake-up check. */
+static inline bool kwq_wake_slow_locked(const struct kwq *q)
+{
+	return q->shutting_down || q->drainers || q->dead;
+}
+
+/*
+ * Unlock, then free and wake what @w collected. Most calls collect
+ * nothing (a duplicate add, a done whose record stays a spare): those
+ * only unlock, inline, and make no further call.
+ */
+static __always_inline void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
+	__releases(&q->lock)
+{
+	if (w->ready || w->payload || !list_empty(&w->stale) || kwq_wake_slow_locked(q)) {
+		kwq_unlock_and_finish_all(q, w);
+		return;
+	}
+	kwq_unlock(q);
+}
 
 /* kwq_timer.c */
 void kwq_program_timer_locked(struct kwq *q, bool spent);

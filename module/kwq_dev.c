@@ -273,7 +273,7 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 {
 	struct kwq *q = kf->q;
 	struct kwq_ioc_key __user *ukey = uarg;
-	struct kwq_ioc_key k;
+	struct kwq_ioc_key k __uninitialized;	/* copied in whole, or unused */
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret;
 

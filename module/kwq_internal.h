@@ -540,17 +540,11 @@ static inline bool kwq_side_ensure_locked(struct kwq *q)
 	return likely(q->side_spare) || kwq_side_ensure_slow_locked(q);
 }
 
-/* The steps of single-key calls, for batches (kwq_batch.c). */
-void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
-	__releases(&q->lock);
+/* The steps of single-key calls, for batches (kwq_batch.c; its adds: kwq_add.h). */
 bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o);
 struct kwq_payload;
 int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
 		       struct kwq_payload *p);
-struct kwq_lookup_key;
-int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k,
-			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
-	__must_hold(&q->lock);
 int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
 		    u64 ticket, struct kwq_unlocked_work *w);
 int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,

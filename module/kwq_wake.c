@@ -71,18 +71,11 @@ void kwq_wake_fast(struct kwq *q, unsigned int ready, bool slow)
 		wake_up_nr(&q->get_wait, ready);
 }
 
-/* Whether any state change needs the full wake-up check. */
-bool kwq_wake_slow_locked(const struct kwq *q)
-{
-	return q->shutting_down || q->drainers || q->dead;
-}
-
 /*
- * Unlock, then free and wake what @w collected. Most calls collect
- * nothing (a duplicate add, a done whose record stays a spare): those
- * make no further call.
+ * kwq_unlock_and_finish() of a call that collected something, or that
+ * found the queue in a state that needs the full wake-up check.
  */
-void kwq_unlock_and_finish(struct kwq *q, struct kwq_unlocked_work *w)
+void kwq_unlock_and_finish_all(struct kwq *q, struct kwq_unlocked_work *w)
 	__releases(&q->lock)
 {
 	bool slow = kwq_wake_slow_locked(q);

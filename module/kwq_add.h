@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The start of every add with kwq.lock held, inline in the single-key
+ * adds and in the add batch's loop: the queue's state, the key's lookup
+ * and the duplicate. A duplicate, the commonest add of a busy producer,
+ * ends here without a call; every other add goes on in
+ * kwq_add_locked_alloc() (kwq_add.c) with the record found.
+ */
+#ifndef _KWQ_ADD_H
+#define _KWQ_ADD_H
+
+#include "kwq_core.h"
+#include "kwq_trace.h"
+
+/* Internal flag of an add (kwq_add.c): the delay comes from the limiter. */
+#define KWQ_ADD_RATE_LIMITED	BIT(31)
+
+int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
+			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
+	__must_hold(&q->lock);
+
+/**
+ * kwq_add_begin_locked() - how every add begins, with kwq.lock held
+ * @q: the queue.
+ * @k: the key.
+ * @o: the add's options, checked by the caller.
+ * @w: the add's unlocked work, with its payload if it has one.
+ * @itp: out, when the add goes on: the key's record, NULL for a new key.
+ * @ret: out, when the add ends here: its result.
+ *
+ * An add to a queue destroyed or shutting down fails here. An add that
+ * finds its key queued, or re-added while being processed, and not
+ * waiting, that carries no payload, delay or limiter, on a queue without
+ * priorities, only counts a duplicate whatever its policy
+ * (kwq_add_now_locked() would do nothing else).
+ *
+ * Return: true if the add ended here.
+ */
+static __always_inline bool kwq_add_begin_locked(struct kwq *q, const struct kwq_lookup_key *k,
+						 const struct kwq_add_opts *o,
+						 const struct kwq_unlocked_work *w,
+						 struct kwq_item **itp, int *ret)
+	__must_hold(&q->lock)
+{
+	struct kwq_item *it;
+
+	if (q->dead) {
+		*ret = -EIDRM;
+		return true;
+	}
+	if (q->shutting_down) {
+		q->refused++;
+		*ret = -ESHUTDOWN;
+		return true;
+	}
+	it = kwq_find_key_locked(q, k);
+	if (it && !w->payload && o->delay_ns <= 0 && !(o->flags & KWQ_ADD_RATE_LIMITED) &&
+	    !q->prio && (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
+		q->dedups++;
+		trace_kwq_add(q->name, k->key, k->len, KWQ_ADD_DUPLICATE, 0);
+		*ret = KWQ_ADD_DUPLICATE;
+		return true;
+	}
+	*itp = it;
+	return false;
+}
+
+/* One add with kwq.lock held, which it may let go of to allocate. */
+static __always_inline int kwq_add_one_locked(struct kwq *q, const struct kwq_lookup_key *k,
+					      const struct kwq_add_opts *o, gfp_t gfp,
+					      struct kwq_unlocked_work *w)
+	__must_hold(&q->lock)
+{
+	struct kwq_item *it;
+	int ret;
+
+	if (kwq_add_begin_locked(q, k, o, w, &it, &ret))
+		return ret;
+	return kwq_add_locked_alloc(q, k, it, o, gfp, w);
+}
+
+#endif /* _KWQ_ADD_H */
