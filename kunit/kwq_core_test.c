@@ -998,6 +998,136 @@ static void kwq_test_stress(struct kunit *test)
 		   (u64)atomic64_read(&s->add_calls), st.dedups, st.gets, st.requeues);
 }
 
+/*
+ * An add that lets go of the queue's lock to allocate sleeping (here its
+ * allocation without sleeping fails by fail-nth) looks at the queue and
+ * its key again once it has the lock back: another add may have queued
+ * the key meanwhile, and a second record for one key would queue it
+ * twice. A thread adds each key the test publishes, at once; a round
+ * counts when the test's add took the injected failure (so it had found
+ * no record) and yet only counted a duplicate (the other add got in
+ * while the lock was let go of). Keys are longer than KWQ_SMALL_KEY, so
+ * no spare record spares the allocation.
+ */
+#define RACE_KEY_LEN	100
+#define RACE_ROUNDS	2000
+#define RACE_ENOUGH	20	/* rounds that raced, after which the test stops */
+
+struct add_race {
+	struct kwq *q;
+	int published;		/* the round whose key the thread adds (the test writes) */
+	int added;		/* the last round it added (the thread writes) */
+	bool stop;
+	atomic_t errors;
+	struct completion finished;
+	char thread_key[RACE_KEY_LEN];
+	char key[RACE_KEY_LEN];
+	char got[RACE_KEY_LEN];
+	struct kwq_stats st;
+};
+
+static void race_key(char *key, int round)
+{
+	memset(key, 'r', RACE_KEY_LEN);
+	snprintf(key, RACE_KEY_LEN, "race-%d", round);
+}
+
+static int race_adder(void *arg)
+{
+	struct add_race *r = arg;
+	char *key = r->thread_key;
+	int round;
+
+	while (!READ_ONCE(r->stop)) {
+		round = READ_ONCE(r->published);
+		if (round == READ_ONCE(r->added)) {
+			cond_resched();
+			continue;
+		}
+		race_key(key, round);
+		if (kwq_add(r->q, key, RACE_KEY_LEN) < 0)
+			atomic_inc(&r->errors);
+		WRITE_ONCE(r->added, round);
+	}
+	complete(&r->finished);
+	return 0;
+}
+
+static void kwq_test_add_relooks_after_unlock(struct kunit *test)
+{
+#if IS_ENABLED(CONFIG_FAULT_INJECTION) && IS_ENABLED(CONFIG_FAILSLAB)
+	struct kwq *q = test_queue(test);
+	struct add_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long *seen = kunit_kcalloc(test, BITS_TO_LONGS(RACE_ROUNDS), sizeof(long),
+					    GFP_KERNEL);
+	int i, n, round, ret, raced = 0;
+	unsigned long until;
+	struct task_struct *t;
+	char *key, *got;
+	u32 len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	key = r->key;
+	got = r->got;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	r->q = q;
+	r->published = -1;
+	r->added = -1;
+	init_completion(&r->finished);
+	t = kthread_run(race_adder, r, "kwq-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (n = 0; n < RACE_ROUNDS && raced < RACE_ENOUGH; n++) {
+		bool injected;
+
+		race_key(key, n);
+		WRITE_ONCE(r->published, n);
+		WRITE_ONCE(current->fail_nth, 1);
+		ret = kwq_add(q, key, RACE_KEY_LEN);
+		injected = !READ_ONCE(current->fail_nth);
+		WRITE_ONCE(current->fail_nth, 0);
+		KUNIT_EXPECT_TRUE_MSG(test, ret == KWQ_ADD_QUEUED || ret == KWQ_ADD_DUPLICATE,
+				      "round %d: %d", n, ret);
+		if (injected && ret == KWQ_ADD_DUPLICATE)
+			raced++;
+		/* Both adds of this round are over before the next one's. */
+		until = jiffies + HZ;
+		while (READ_ONCE(r->added) != n && time_before(jiffies, until))
+			cond_resched();
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(r->added), n, "the thread is stuck");
+	}
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->finished);
+	kunit_info(test, "%d of %d rounds raced\n", raced, n);
+	/* Without one, the test has not seen the case it is about. */
+	KUNIT_EXPECT_GT(test, raced, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
+
+	/* One record and one queued entry per key, each handed out once. */
+	kwq_stats(q, &r->st);
+	KUNIT_EXPECT_EQ(test, r->st.items, (u64)n);
+	KUNIT_EXPECT_EQ(test, r->st.queued, (u64)n);
+	KUNIT_EXPECT_EQ(test, r->st.adds, (u64)n);
+	KUNIT_EXPECT_EQ(test, r->st.dedups, (u64)n);
+	for (i = 0; i < n; i++) {
+		ret = kwq_get(q, got, RACE_KEY_LEN, &len, KWQ_NOWAIT);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_ASSERT_EQ(test, len, RACE_KEY_LEN);
+		/* race_key(): "race-" and the round, NUL-terminated, then 'r's. */
+		KUNIT_ASSERT_EQ(test, memcmp(got, "race-", 5), 0);
+		KUNIT_ASSERT_EQ(test, kstrtoint(got + 5, 10, &round), 0);
+		KUNIT_ASSERT_TRUE(test, round >= 0 && round < n);
+		KUNIT_EXPECT_FALSE_MSG(test, test_and_set_bit(round, seen),
+				       "key %d handed out twice", round);
+		KUNIT_EXPECT_EQ(test, kwq_done(q, got, len), KWQ_DONE_FINISHED);
+	}
+	KUNIT_EXPECT_EQ(test, kwq_get(q, got, RACE_KEY_LEN, &len, KWQ_NOWAIT), -EAGAIN);
+#else
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB");
+#endif
+}
+
 static struct kunit_case kwq_core_cases[] = {
 	KUNIT_CASE(kwq_test_basic_cycle),
 	KUNIT_CASE(kwq_test_dedup),
@@ -1025,6 +1155,7 @@ static struct kunit_case kwq_core_cases[] = {
 	KUNIT_CASE(kwq_test_names),
 	KUNIT_CASE(kwq_test_add_atomic),
 	KUNIT_CASE(kwq_test_reused_record_is_fresh),
+	KUNIT_CASE(kwq_test_add_relooks_after_unlock),
 	KUNIT_CASE(kwq_test_done_get),
 	KUNIT_CASE(kwq_test_many_keys_across_resizes),
 	KUNIT_CASE(kwq_test_memory_per_key),
