@@ -561,7 +561,9 @@ struct kwq_ioc_add {
  * @done_ptr: user address of the key to end, as for KWQ_IOC_DONE.
  * @done_len: its length, 1 to KWQ_KEY_MAX.
  * @done_result: out: enum kwq_done_result once the done was carried
- *	out; KWQ_DONE_NOT_RUN if the call failed before it.
+ *	out; KWQ_DONE_NOT_RUN if the call failed before it, unless it was
+ *	refused before reading this struct (-EBADFD, -EBADF, or -EFAULT
+ *	for the struct itself), which writes nothing.
  * @key_ptr: as in struct kwq_ioc_get.
  * @key_cap: as in struct kwq_ioc_get.
  * @key_len: out: as in struct kwq_ioc_get.

@@ -196,7 +196,7 @@ enum cmd_id {
 	C_VERSION, C_CREATE, C_OPEN, C_DESTROY, C_LIST, C_ADD, C_GET, C_DONE,
 	C_ADD_AFTER, C_CANCEL, C_ADD_BATCH, C_GET_BATCH, C_DONE_BATCH,
 	C_ADD_RL, C_FORGET, C_NUM_REQUEUES, C_SHUTDOWN, C_DRAIN, C_STATS,
-	C_ADD_EX, C_UNKNOWN, C_NCMDS
+	C_ADD_EX, C_DONE_GET, C_UNKNOWN, C_NCMDS
 };
 
 struct cmd_info {
@@ -227,6 +227,7 @@ static struct cmd_info cmds[C_NCMDS] = {
 	[C_DRAIN] = { KWQ_IOC_DRAIN, "DRAIN" },
 	[C_STATS] = { KWQ_IOC_STATS, "STATS" },
 	[C_ADD_EX] = { KWQ_IOC_ADD_EX, "ADD_EX" },
+	[C_DONE_GET] = { KWQ_IOC_DONE_GET, "DONE_GET" },
 	[C_UNKNOWN] = { 0, "unknown-cmd" },
 };
 
@@ -256,6 +257,7 @@ static void init_allowed(void)
 	cmds[C_GET_BATCH].allowed = get;
 	cmds[C_DONE].allowed = done;
 	cmds[C_DONE_BATCH].allowed = done;
+	cmds[C_DONE_GET].allowed = done | get;
 	cmds[C_CANCEL].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EIDRM);
 	cmds[C_FORGET].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EIDRM);
 	cmds[C_NUM_REQUEUES].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EIDRM);
@@ -1247,6 +1249,88 @@ static void op_get(struct worker *w, struct slot *s)
 		got_key(w, s, buf, gp->key_len, !(g.flags & KWQ_GET_UNLEASED), "GET");
 }
 
+/*
+ * Done-and-get: the done part as KWQ_IOC_DONE's (most often of a key this
+ * slot holds), the get part as KWQ_IOC_GET's. done_result says whether
+ * the done was carried out (KWQ_DONE_NOT_RUN if not), whatever the call
+ * returned; a key handed out is checked as a get's.
+ */
+static void op_done_get(struct worker *w, struct slot *s)
+{
+	struct rng *r = &w->r;
+	static const uint64_t caps[] = { 0, 1, 7, KWQ_KEY_MAX - 1, KWQ_KEY_MAX + 1, ~0U };
+	struct kwq_ioc_done_get d, *dp;
+	enum pmode m = pick_pmode(r, 8);
+	enum pmode bm = pick_pmode(r, 10);
+	char *buf = w->rw + 2 * pagesz;
+	bool readable;
+	char what[128];
+	int idx, h, ret;
+
+	memset(&d, 0, sizeof(d));
+	readable = pick_key(w, &d.done_ptr, &d.done_len, &idx, 12, -1);
+	h = chance(r, 70) ? slot_pick_held(w, s) : -1;
+	if (h >= 0) {
+		idx = h;
+		d.done_ptr = (uintptr_t)pool[h].b;
+		d.done_len = pool[h].len;
+		readable = true;
+	}
+	d.done_result = (uint32_t)rnd(r);	/* out only */
+	if (bm == P_OK || bm == P_MISALIGNED) {
+		buf += bm == P_MISALIGNED;
+		/* A sentinel: a key that was never written shows as a5 bytes. */
+		memset(buf, 0xa5, KWQ_KEY_MAX);
+		d.key_ptr = (uintptr_t)buf;
+	} else if (bm == P_STRADDLE) {
+		d.key_ptr = (uintptr_t)(w->guard - below(r, 64));
+	} else if (bm == P_RO) {
+		d.key_ptr = (uintptr_t)w->ro;
+	} else {
+		d.key_ptr = (uintptr_t)bad_ptr(w, bm);
+	}
+	d.key_cap = chance(r, 80) ? KWQ_KEY_MAX : (uint32_t)PICK(r, caps);
+	d.key_len = (uint32_t)rnd(r);	/* out only */
+	d.deadline_ns = pick_deadline(r);
+	d.flags = chance(r, 15) ? KWQ_GET_UNLEASED : 0;
+	d.flags = mutate32(r, d.flags, 4);
+	d.pad = mutate32(r, 0, 3);
+	d.done_ticket = chance(r, 5) ? rnd(r) : 0;
+	d.ticket = rnd(r);	/* out only */
+	snprintf(what, sizeof(what), "done key %d len %u, buf %s cap %u deadline %#llx flags %#x",
+		 idx, d.done_len, pmode_name[bm], d.key_cap, (unsigned long long)d.deadline_ns,
+		 d.flags);
+	if (readable && !key_intact(w, d.done_ptr, d.done_len, idx, "DONE_GET"))
+		return;
+	dp = place_arg(w, &d, sizeof(d), m);
+	ret = fz_ioctl(w, s->fd, C_DONE_GET, KWQ_IOC_DONE_GET, dp, what);
+	if (m != P_OK && m != P_MISALIGNED)
+		return;
+	/* Refused before the call read its struct: nothing written. */
+	if (ret == -EBADFD || ret == -EBADF) {
+		if (dp->done_result != d.done_result)
+			failf(w, F_ERRNO, "DONE_GET refused with %d wrote done_result %u", ret,
+			      dp->done_result);
+		return;
+	}
+	if (dp->done_result != KWQ_DONE_NOT_RUN) {
+		if (dp->done_result > KWQ_DONE_REQUEUED)
+			failf(w, F_ERRNO, "DONE_GET done_result %u out of range", dp->done_result);
+		if (pool_find((void *)(uintptr_t)d.done_ptr, d.done_len) == idx)
+			slot_hold(s, idx, false);
+	} else if (!ret) {
+		failf(w, F_ERRNO, "DONE_GET succeeded with done_result KWQ_DONE_NOT_RUN");
+	}
+	if (ret)
+		return;
+	if (dp->key_len > d.key_cap || dp->key_len > KWQ_KEY_MAX || dp->key_len == 0) {
+		failf(w, F_KEY, "DONE_GET key_len %u with cap %u", dp->key_len, d.key_cap);
+		return;
+	}
+	if (bm == P_OK || bm == P_MISALIGNED)
+		got_key(w, s, buf, dp->key_len, !(d.flags & KWQ_GET_UNLEASED), "DONE_GET");
+}
+
 static uint32_t pick_count(struct rng *r)
 {
 	static const uint64_t v[] = { 0, 1, 1, 2, 3, 8, 64, KWQ_BATCH_MAX, KWQ_BATCH_MAX + 1,
@@ -1458,9 +1542,6 @@ static void op_unknown(struct worker *w, int fd)
 		for (i = 0; i < C_UNKNOWN; i++)
 			if (cmds[i].cmd == cmd)
 				break;
-		/* Done-and-get is not in cmds[] (kwq_done_get_test covers it): not unknown. */
-		if (cmd == KWQ_IOC_DONE_GET)
-			continue;
 		/* KWQ_IOC_STATS_SIZE(n) is stats for any n: not unknown either. */
 		if ((cmd & ~(unsigned long)(_IOC_SIZEMASK << _IOC_SIZESHIFT)) ==
 		    (KWQ_IOC_STATS_SIZE(0) & ~(unsigned long)(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
@@ -1532,8 +1613,10 @@ static void one_op(struct worker *w)
 		op_add_ex(w, s);
 	else if (dice < 580)
 		op_get(w, s);
-	else if (dice < 700)
+	else if (dice < 660)
 		op_key(w, s, C_DONE);
+	else if (dice < 700)
+		op_done_get(w, s);
 	else if (dice < 740)
 		op_batch(w, s, C_ADD_BATCH);
 	else if (dice < 780)
