@@ -109,7 +109,9 @@ fi
 # The five sections of a guest's output that took longest ("# took N s",
 # scripts/guest/lib.sh).
 slowest() { # FILE
-	awk '/^KWQ-TAP-BEGIN / { name = $2 } /^# took [0-9.]+ s$/ { print "  " $3 " s " name }' "$1" |
+	# A name as scripts/tap-sections.sh reads it.
+	awk '/^KWQ-TAP-BEGIN / { name = $2; sub(/[^A-Za-z0-9._+-].*/, "", name) }
+	     /^# took [0-9.]+ s$/ { print "  " $3 " s " name }' "$1" |
 		sort -k1,1 -rn | head -n 5
 }
 
@@ -165,10 +167,9 @@ run_flavour() {
 			tail -n 12 "$out/$flavour-console.log"
 		} | sed "s|^|$flavour-console-clean:   |" >>"$failed_list"
 	fi
-	sed -n 's/^KWQ-TAP-BEGIN \([^ ]*\).*/\1/p' "$out/$flavour.out" >"$out/$flavour.sections"
+	"$top/scripts/tap-sections.sh" "$out/$flavour.out" >"$out/$flavour.sections"
 	while read -r section; do
-		awk -v s="$section" '$0 == "KWQ-TAP-BEGIN " s {on=1; next}
-			$0 == "KWQ-TAP-END " s {on=0} on' "$out/$flavour.out" \
+		"$top/scripts/tap-sections.sh" "$out/$flavour.out" "$section" \
 			>"$out/$flavour-$section.tap"
 		count "$flavour/$section" "$out/$flavour-$section.tap"
 	done <"$out/$flavour.sections"
