@@ -181,8 +181,8 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k, struct 
  * begins again with kwq_add_begin_locked(), since the queue and the key
  * may have changed meanwhile. With a record kwq_add_locked() cannot fail
  * that way again; a spare side another add took meanwhile is allocated
- * again. The lock is held on return either way. One call site, so kwq_add_locked() is inlined here:
- * a call level less on every add.
+ * again. The lock is held on return either way. One call site, so
+ * kwq_add_locked() is inlined here: a call level less on every add.
  */
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)

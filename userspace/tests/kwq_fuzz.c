@@ -750,6 +750,26 @@ static int slot_pick_held(struct worker *w, struct slot *s)
 	return -1;
 }
 
+/*
+ * A done's key: with a chance of @pct %, one the slot holds (if it holds
+ * any) replaces the key picked. True if it did.
+ */
+static bool pick_held_key(struct worker *w, struct slot *s, unsigned int pct, __u64 *ptr,
+			  __u32 *len, int *idx)
+{
+	int h;
+
+	if (!chance(&w->r, pct))
+		return false;
+	h = slot_pick_held(w, s);
+	if (h < 0)
+		return false;
+	*idx = h;
+	*ptr = (uintptr_t)pool[h].b;
+	*len = pool[h].len;
+	return true;
+}
+
 /* ---- random values ------------------------------------------------------ */
 
 static uint64_t now_ns(void)
@@ -998,16 +1018,8 @@ static void op_key(struct worker *w, struct slot *s, enum cmd_id id)
 
 	memset(&k, 0, sizeof(k));
 	readable = pick_key(w, &k.key_ptr, &k.key_len, &idx, 12, -1);
-	if (id == C_DONE && chance(r, 70)) {
-		int h = slot_pick_held(w, s);
-
-		if (h >= 0) {
-			idx = h;
-			k.key_ptr = (uintptr_t)pool[h].b;
-			k.key_len = pool[h].len;
-			readable = true;
-		}
-	}
+	if (id == C_DONE && pick_held_key(w, s, 70, &k.key_ptr, &k.key_len, &idx))
+		readable = true;
 	if (id == C_ADD)
 		k.flags = chance(r, 30) ? below(r, 4) : 0;
 	k.flags = mutate32(r, k.flags, 5);
@@ -1198,6 +1210,40 @@ static void got_key(struct worker *w, struct slot *s, const void *buf, uint32_t 
 		slot_hold(s, idx, true);
 }
 
+/*
+ * Where a get's key goes, as @bm says: the worker's buffer at *@buf (one
+ * byte on for P_MISALIGNED), its bytes set to a5 so that a key never
+ * written shows; or running into the guard page, read-only, or bad.
+ */
+static __u64 place_key_buf(struct worker *w, enum pmode bm, char **buf)
+{
+	if (bm == P_OK || bm == P_MISALIGNED) {
+		*buf += bm == P_MISALIGNED;
+		memset(*buf, 0xa5, KWQ_KEY_MAX);
+		return (uintptr_t)*buf;
+	}
+	if (bm == P_STRADDLE)
+		return (uintptr_t)(w->guard - below(&w->r, 64));
+	if (bm == P_RO)
+		return (uintptr_t)w->ro;
+	return (uintptr_t)bad_ptr(w, bm);
+}
+
+/*
+ * A key a get (@how) reported: a length within its cap, and, if it went
+ * to the worker's buffer (@bm), one that was added.
+ */
+static void check_taken(struct worker *w, struct slot *s, const char *how, enum pmode bm,
+			const char *buf, uint32_t len, uint32_t cap, bool leased)
+{
+	if (len > cap || len > KWQ_KEY_MAX || len == 0) {
+		failf(w, F_KEY, "%s key_len %u with cap %u", how, len, cap);
+		return;
+	}
+	if (bm == P_OK || bm == P_MISALIGNED)
+		got_key(w, s, buf, len, leased, how);
+}
+
 static void op_get(struct worker *w, struct slot *s)
 {
 	struct rng *r = &w->r;
@@ -1212,18 +1258,7 @@ static void op_get(struct worker *w, struct slot *s)
 
 	memset(&g, 0, sizeof(g));
 	g.key_cap = chance(r, 70) ? KWQ_KEY_MAX : (uint32_t)PICK(r, caps);
-	if (bm == P_OK || bm == P_MISALIGNED) {
-		buf += bm == P_MISALIGNED;
-		/* A sentinel: a key that was never written shows as a5 bytes. */
-		memset(buf, 0xa5, KWQ_KEY_MAX);
-		g.key_ptr = (uintptr_t)buf;
-	} else if (bm == P_STRADDLE) {
-		g.key_ptr = (uintptr_t)(w->guard - below(r, 64));
-	} else if (bm == P_RO) {
-		g.key_ptr = (uintptr_t)w->ro;
-	} else {
-		g.key_ptr = (uintptr_t)bad_ptr(w, bm);
-	}
+	g.key_ptr = place_key_buf(w, bm, &buf);
 	g.key_len = (uint32_t)rnd(r);	/* out only */
 	g.deadline_ns = pick_deadline(r);
 	g.flags = chance(r, 15) ? KWQ_GET_UNLEASED : 0;
@@ -1239,14 +1274,9 @@ static void op_get(struct worker *w, struct slot *s)
 	if (ret == -EMSGSIZE && (gp->key_len <= g.key_cap || !pool_len(gp->key_len)))
 		failf(w, F_KEY, "GET -EMSGSIZE with cap %u reports a key of %u bytes, and no key "
 		      "of that length was added", g.key_cap, gp->key_len);
-	if (ret)
-		return;
-	if (gp->key_len > g.key_cap || gp->key_len > KWQ_KEY_MAX || gp->key_len == 0) {
-		failf(w, F_KEY, "GET key_len %u with cap %u", gp->key_len, g.key_cap);
-		return;
-	}
-	if (bm == P_OK || bm == P_MISALIGNED)
-		got_key(w, s, buf, gp->key_len, !(g.flags & KWQ_GET_UNLEASED), "GET");
+	if (!ret)
+		check_taken(w, s, "GET", bm, buf, gp->key_len, g.key_cap,
+			    !(g.flags & KWQ_GET_UNLEASED));
 }
 
 /*
@@ -1265,30 +1295,14 @@ static void op_done_get(struct worker *w, struct slot *s)
 	char *buf = w->rw + 2 * pagesz;
 	bool readable;
 	char what[128];
-	int idx, h, ret;
+	int idx, ret;
 
 	memset(&d, 0, sizeof(d));
 	readable = pick_key(w, &d.done_ptr, &d.done_len, &idx, 12, -1);
-	h = chance(r, 70) ? slot_pick_held(w, s) : -1;
-	if (h >= 0) {
-		idx = h;
-		d.done_ptr = (uintptr_t)pool[h].b;
-		d.done_len = pool[h].len;
+	if (pick_held_key(w, s, 70, &d.done_ptr, &d.done_len, &idx))
 		readable = true;
-	}
 	d.done_result = (uint32_t)rnd(r);	/* out only */
-	if (bm == P_OK || bm == P_MISALIGNED) {
-		buf += bm == P_MISALIGNED;
-		/* A sentinel: a key that was never written shows as a5 bytes. */
-		memset(buf, 0xa5, KWQ_KEY_MAX);
-		d.key_ptr = (uintptr_t)buf;
-	} else if (bm == P_STRADDLE) {
-		d.key_ptr = (uintptr_t)(w->guard - below(r, 64));
-	} else if (bm == P_RO) {
-		d.key_ptr = (uintptr_t)w->ro;
-	} else {
-		d.key_ptr = (uintptr_t)bad_ptr(w, bm);
-	}
+	d.key_ptr = place_key_buf(w, bm, &buf);
 	d.key_cap = chance(r, 80) ? KWQ_KEY_MAX : (uint32_t)PICK(r, caps);
 	d.key_len = (uint32_t)rnd(r);	/* out only */
 	d.deadline_ns = pick_deadline(r);
@@ -1321,14 +1335,9 @@ static void op_done_get(struct worker *w, struct slot *s)
 	} else if (!ret) {
 		failf(w, F_ERRNO, "DONE_GET succeeded with done_result KWQ_DONE_NOT_RUN");
 	}
-	if (ret)
-		return;
-	if (dp->key_len > d.key_cap || dp->key_len > KWQ_KEY_MAX || dp->key_len == 0) {
-		failf(w, F_KEY, "DONE_GET key_len %u with cap %u", dp->key_len, d.key_cap);
-		return;
-	}
-	if (bm == P_OK || bm == P_MISALIGNED)
-		got_key(w, s, buf, dp->key_len, !(d.flags & KWQ_GET_UNLEASED), "DONE_GET");
+	if (!ret)
+		check_taken(w, s, "DONE_GET", bm, buf, dp->key_len, d.key_cap,
+			    !(d.flags & KWQ_GET_UNLEASED));
 }
 
 static uint32_t pick_count(struct rng *r)
@@ -1371,16 +1380,9 @@ static void op_batch(struct worker *w, struct slot *s, enum cmd_id id)
 			readable[i] = pick_key(w, &e[i].key_ptr, &e[i].key_len, &idx, bad_pct,
 					       (int)i);
 			idxs[i] = idx;
-			if (id == C_DONE_BATCH && chance(r, 60)) {
-				int h = slot_pick_held(w, s);
-
-				if (h >= 0) {
-					e[i].key_ptr = (uintptr_t)pool[h].b;
-					e[i].key_len = pool[h].len;
-					readable[i] = true;
-					idxs[i] = h;
-				}
-			}
+			if (id == C_DONE_BATCH &&
+			    pick_held_key(w, s, 60, &e[i].key_ptr, &e[i].key_len, &idxs[i]))
+				readable[i] = true;
 		}
 		e[i].result = (uint32_t)rnd(r);
 	}
