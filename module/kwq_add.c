@@ -31,9 +31,6 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *it, u32 policy, un
 	return kwq_mark_dirty_locked(q, it, ready);
 }
 
-#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_AFTER_DEBOUNCE | \
-			 KWQ_ADD_RATE_LIMITED)
-
 /*
  * Ask the limiter how long the key should wait, and wait (or add now).
  * Tokens reserved for an add that schedules nothing new are given back.
@@ -220,21 +217,6 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct k
 }
 
 /*
- * Take kwq.lock for an add. One that may wait (a delay, or the limiter's)
- * reads the hold's instant (kwq_now()) at once: its deadline counts from
- * there rather than from after a new key's record is set up, some 400
- * instructions later. The instant is the hold's either way; an add that
- * drops the lock to allocate sleeping reads a new one in its new hold.
- */
-static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opts *o)
-	__acquires(&q->lock)
-{
-	kwq_lock(q);
-	if (o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED))
-		kwq_now(q);
-}
-
-/*
  * Every add of one key: now (@o->delay_ns <= 0) or after a delay, with
  * @payload (the add's reference, which it stores or drops) or NULL.
  */
@@ -251,28 +233,6 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 	}
 	kwq_unlocked_work_init(&w);
 	w.payload = payload;
-	kwq_lookup_key_init(&k, q, key, len);
-	kwq_add_lock(q, o);
-	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
-	kwq_unlock_and_finish(q, &w);
-	return ret;
-}
-
-/*
- * Every add of one key without a payload. Inlined into each exported
- * add: one call level less on every add.
- */
-static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
-					  const struct kwq_add_opts *o, gfp_t gfp)
-{
-	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
-	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
-	int ret;
-
-	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
-		return -EINVAL;
-	kwq_unlocked_work_init(&w);
-	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
 	kwq_lookup_key_init(&k, q, key, len);
 	kwq_add_lock(q, o);
 	ret = kwq_add_one_locked(q, &k, o, gfp, &w);

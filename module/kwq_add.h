@@ -15,6 +15,9 @@
 /* Internal flag of an add (kwq_add.c): the delay comes from the limiter. */
 #define KWQ_ADD_RATE_LIMITED	BIT(31)
 
+#define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_AFTER_DEBOUNCE | \
+			 KWQ_ADD_RATE_LIMITED)
+
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 	__must_hold(&q->lock);
@@ -77,6 +80,44 @@ static __always_inline int kwq_add_one_locked(struct kwq *q, const struct kwq_lo
 	if (kwq_add_begin_locked(q, k, o, w, &it, &ret))
 		return ret;
 	return kwq_add_locked_alloc(q, k, it, o, gfp, w);
+}
+
+/*
+ * Take kwq.lock for an add. One that may wait (a delay, or the limiter's)
+ * reads the hold's instant (kwq_now()) at once: its deadline counts from
+ * there rather than from after a new key's record is set up, some 400
+ * instructions later. The instant is the hold's either way; an add that
+ * drops the lock to allocate sleeping reads a new one in its new hold.
+ */
+static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opts *o)
+	__acquires(&q->lock)
+{
+	kwq_lock(q);
+	if (o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED))
+		kwq_now(q);
+}
+
+/*
+ * Every add of one key without a payload. Inlined into each exported
+ * add, and into KWQ_IOC_ADD's handler (kwq_dev.c): one call level less
+ * on every add.
+ */
+static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
+					  const struct kwq_add_opts *o, gfp_t gfp)
+{
+	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
+	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
+	int ret;
+
+	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
+		return -EINVAL;
+	kwq_unlocked_work_init(&w);
+	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
+	kwq_lookup_key_init(&k, q, key, len);
+	kwq_add_lock(q, o);
+	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
+	kwq_unlock_and_finish(q, &w);
+	return ret;
 }
 
 #endif /* _KWQ_ADD_H */

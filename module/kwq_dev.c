@@ -42,6 +42,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "kwq_add.h"
 #include "kwq_internal.h"
 #include "kwq_payload.h"
 #include "kwq_uaccess.h"
@@ -268,8 +269,12 @@ enum kwq_key_cmd {
 	KWQ_KEY_ADD_RATE_LIMITED, KWQ_KEY_FORGET, KWQ_KEY_NUM_REQUEUES,
 };
 
-/* Add, done and cancel: each takes one key and reports an outcome. */
-static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_cmd cmd)
+/*
+ * Add, done and cancel: each takes one key and reports an outcome. Inline
+ * in each handler, which passes @cmd as a constant.
+ */
+static __always_inline long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg,
+					   enum kwq_key_cmd cmd)
 {
 	struct kwq *q = kf->q;
 	struct kwq_ioc_key __user *ukey = uarg;
@@ -277,22 +282,24 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret;
 
-	if (copy_from_user(&k, uarg, sizeof(k)))
+	if (kwq_struct_in(&k, uarg, sizeof(k)))
 		return -EFAULT;
 	if (k.pad || !kwq_is_zero(k.reserved, sizeof(k.reserved)) ||
 	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)) ||
 	    (k.ticket && cmd != KWQ_KEY_DONE))
 		return -EINVAL;
-	ret = kwq_key_from(key, k.key_ptr, k.key_len);
+	/* Fault on the report now, while nothing has changed. */
+	ret = kwq_key_from_report(key, k.key_ptr, k.key_len, &ukey->result);
 	if (ret)
 		return ret;
-	/* Fault on the report now, while nothing has changed. */
-	if (put_user(0U, &ukey->result))
-		return -EFAULT;
 	switch (cmd) {
-	case KWQ_KEY_ADD:
-		ret = kwq_add_policy(q, key, k.key_len, k.flags);
+	case KWQ_KEY_ADD: {
+		/* kwq_add_policy() without its call: k.flags is a policy. */
+		struct kwq_add_opts o = { .flags = k.flags };
+
+		ret = kwq_add_common(q, key, k.key_len, &o, q->gfp);
 		break;
+	}
 	case KWQ_KEY_DONE:
 		ret = kwq_done_leased(q, key, k.key_len, &kf->lease, k.ticket);
 		break;
@@ -312,7 +319,7 @@ static long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg, enum kwq_key_
 	if (ret < 0)
 		return ret;
 	/* The operation happened; only the report can fail now. */
-	return put_user((u32)ret, &ukey->result) ? -EFAULT : 0;
+	return kwq_put_report(&ukey->result, (u32)ret);
 }
 
 /*
@@ -338,23 +345,21 @@ static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned i
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
+	if (kwq_struct_in(&a, uarg, sizeof(a)))
 		return -EFAULT;
 	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)) || !kwq_after_args_ok(&a))
 		return -EINVAL;
-	ret = kwq_key_from(key, a.key_ptr, a.key_len);
+	/* Fault on the report now, while nothing has changed. */
+	ret = kwq_key_from_report(key, a.key_ptr, a.key_len, &ua->result);
 	if (ret)
 		return ret;
-	/* Fault on the report now, while nothing has changed. */
-	if (put_user(0U, &ua->result))
-		return -EFAULT;
 	if (a.flags & KWQ_AFTER_DEBOUNCE)
 		ret = kwq_add_debounced(kf->q, key, a.key_len, a.delay_ns, a.max_wait_ns);
 	else
 		ret = kwq_add_after(kf->q, key, a.key_len, a.delay_ns, a.flags);
 	if (ret < 0)
 		return ret;
-	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
+	return kwq_put_report(&ua->result, (u32)ret);
 }
 
 /*
@@ -393,7 +398,7 @@ static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int 
 	struct kwq_ioc_add a;
 	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
+	if (kwq_struct_in(&a, uarg, sizeof(a)))
 		return -EFAULT;
 	if (a.pad || !kwq_is_zero(a.reserved, sizeof(a.reserved)))
 		return -EINVAL;
@@ -406,18 +411,16 @@ static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int 
 	o.priority = a.priority;
 	if (!kwq_add_opts_ok(kf->q, &o))
 		return -EINVAL;
-	ret = kwq_key_from(key, a.key_ptr, a.key_len);
+	/* Fault on the report now, while nothing has changed. */
+	ret = kwq_key_from_report(key, a.key_ptr, a.key_len, &ua->result);
 	if (ret)
 		return ret;
-	/* Fault on the report now, while nothing has changed. */
-	if (put_user(0U, &ua->result))
-		return -EFAULT;
 	ret = a.payload_len ? kwq_add_payload_from(kf->q, key, a.key_len, &o, a.payload_ptr,
 						   a.payload_len) :
 			      kwq_add_ex(kf->q, key, a.key_len, &o);
 	if (ret < 0)
 		return ret;
-	return put_user((u32)ret, &ua->result) ? -EFAULT : 0;
+	return kwq_put_report(&ua->result, (u32)ret);
 }
 
 /* The done of KWQ_IOC_DONE_GET: its key and ticket, and where its result goes. */
@@ -530,7 +533,7 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, unsigned int cmd
 	struct kwq_payload_out po;
 	struct kwq_ioc_get g;
 
-	if (copy_from_user(&g, uarg, sizeof(g)))
+	if (kwq_struct_in(&g, uarg, sizeof(g)))
 		return -EFAULT;
 	/* A length without a buffer is what a nonzero pad was before payloads. */
 	if ((g.flags & ~KWQ_GET_UNLEASED) || (!g.payload_ptr && g.payload_len))
@@ -556,10 +559,10 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned in
 	struct kwq_ioc_done_get d;
 	int ret;
 
-	if (copy_from_user(&d, uarg, sizeof(d)))
+	if (kwq_struct_in(&d, uarg, sizeof(d)))
 		return -EFAULT;
 	/* Fault on the report now, while nothing has changed. */
-	if (put_user(KWQ_DONE_NOT_RUN, &ud->done_result))
+	if (kwq_put_report(&ud->done_result, KWQ_DONE_NOT_RUN))
 		return -EFAULT;
 	if ((d.flags & ~KWQ_GET_UNLEASED) || d.pad)
 		return -EINVAL;
@@ -643,12 +646,24 @@ static long kwq_ioc_destroy(struct file *file, struct kwq_file *kf, unsigned int
 	return 0;
 }
 
+/* The add and the done of every producer's and worker's loop have their own. */
+static long kwq_ioc_add(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			void __user *uarg)
+{
+	return kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD);
+}
+
+static long kwq_ioc_done(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			 void __user *uarg)
+{
+	return kwq_ioc_key_op(kf, uarg, KWQ_KEY_DONE);
+}
+
+/* The other single-key commands share one. */
 static long kwq_ioc_key(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			void __user *uarg)
 {
 	static const enum kwq_key_cmd ops[] = {
-		[_IOC_NR(KWQ_IOC_ADD)] = KWQ_KEY_ADD,
-		[_IOC_NR(KWQ_IOC_DONE)] = KWQ_KEY_DONE,
 		[_IOC_NR(KWQ_IOC_CANCEL)] = KWQ_KEY_CANCEL,
 		[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = KWQ_KEY_ADD_RATE_LIMITED,
 		[_IOC_NR(KWQ_IOC_FORGET)] = KWQ_KEY_FORGET,
@@ -699,13 +714,13 @@ static const struct kwq_cmd kwq_cmds[] = {
 	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, 0, kwq_ioc_open },
 	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, 0, kwq_ioc_list },
 	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, KWQ_QO, kwq_ioc_destroy },
-	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_ioc_add },
 	[_IOC_NR(KWQ_IOC_ADD_AFTER)] = { KWQ_IOC_ADD_AFTER, KWQ_QW, kwq_ioc_add_after },
 	[_IOC_NR(KWQ_IOC_CANCEL)] = { KWQ_IOC_CANCEL, KWQ_QW, kwq_ioc_key },
 	[_IOC_NR(KWQ_IOC_ADD_RATE_LIMITED)] = { KWQ_IOC_ADD_RATE_LIMITED, KWQ_QW, kwq_ioc_key },
 	[_IOC_NR(KWQ_IOC_ADD_BATCH)] = { KWQ_IOC_ADD_BATCH, KWQ_QW, kwq_ioc_batch },
 	[_IOC_NR(KWQ_IOC_GET)] = { KWQ_IOC_GET, KWQ_QR, kwq_ioc_get },
-	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_ioc_key },
+	[_IOC_NR(KWQ_IOC_DONE)] = { KWQ_IOC_DONE, KWQ_QR, kwq_ioc_done },
 	[_IOC_NR(KWQ_IOC_ADD_EX)] = { KWQ_IOC_ADD_EX, KWQ_QW, kwq_ioc_add_ex },
 	[_IOC_NR(KWQ_IOC_DONE_GET)] = { KWQ_IOC_DONE_GET, KWQ_QR, kwq_ioc_done_get },
 	[_IOC_NR(KWQ_IOC_GET_BATCH)] = { KWQ_IOC_GET_BATCH, KWQ_QR, kwq_ioc_batch },

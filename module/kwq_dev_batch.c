@@ -332,7 +332,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 	int err = 0;
 	bool own;
 
-	if (copy_from_user(&b, uarg, sizeof(b)))
+	if (kwq_struct_in(&b, uarg, sizeof(b)))
 		return -EFAULT;
 	if ((b.flags & ~known) || b.pad || !kwq_is_zero(b.reserved, sizeof(b.reserved)) ||
 	    b.count < 1 || b.count > KWQ_BATCH_MAX ||
@@ -341,7 +341,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 	deadline = kwq_deadline_from(b.deadline_ns, file);
 	lease = cmd == KWQ_IOC_GET_BATCH && (b.flags & KWQ_GET_UNLEASED) ? NULL : &kf->lease;
 	ue = u64_to_user_ptr(b.entries_ptr);
-	if (put_user(0U, &ub->completed))
+	if (kwq_put_report(&ub->completed, 0))
 		return -EFAULT;
 	c = kwq_chunk_borrow(kf, &own);
 	if (!c)
@@ -364,7 +364,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			err = -EIO;	/* a key always fits: cannot happen */
 	}
 	kwq_chunk_return(kf, c, own);
-	if (put_user(done, &ub->completed))
+	if (kwq_put_report(&ub->completed, done))
 		return -EFAULT;
 	return done ? 0 : err;
 }
