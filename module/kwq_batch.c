@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "kwq_add.h"
+#include "kwq_handout.h"
 
 /*
  * Keys handled per hold of the lock, KWQ_LOCK_STEP as every walk over

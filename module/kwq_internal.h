@@ -540,15 +540,14 @@ static inline bool kwq_side_ensure_locked(struct kwq *q)
 	return likely(q->side_spare) || kwq_side_ensure_slow_locked(q);
 }
 
-/* The steps of single-key calls, for batches (kwq_batch.c; its adds: kwq_add.h). */
+/*
+ * The steps of single-key calls, for batches (kwq_batch.c; its adds are in
+ * kwq_add.h, its takes and dones in kwq_handout.h).
+ */
 bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o);
 struct kwq_payload;
 int kwq_add_ex_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
 		       struct kwq_payload *p);
-int kwq_done_locked(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,
-		    u64 ticket, struct kwq_unlocked_work *w);
-int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len, struct kwq_lease *lease,
-		    struct kwq_handout *h);
 
 /* kwq_batch.c */
 int kwq_done_batch_leased(struct kwq *q, const struct kwq_key *keys, u32 n,
