@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files of the queue core share, and nothing else includes.
- * They are layered, each calling only those below it:
+ * What the files of the queue core share, and nothing else includes but
+ * kwq_dev.c, through kwq_add.h. They are layered, each calling only those
+ * below it:
  *
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
  *   kwq_add.c      adds (now, after a delay, rate limited), cancel, forget
- *   kwq_add.h      the start of every add: inline in kwq_add.c, kwq_batch.c
+ *   kwq_add.h      every add of one key, and its start: inline in kwq_add.c,
+ *                  kwq_batch.c and KWQ_IOC_ADD's handler (kwq_dev.c)
  *   kwq_handout.c  get (one wait loop), done, requeue, done-and-get, leases
+ *   kwq_handout.h  a take and a done: inline in kwq_handout.c, kwq_batch.c
  *   kwq_priority.c a priority queue's levels and the priority of an add
  *   kwq_timer.c    the waiting set, the processing timeout, the one timer
  *   kwq_wake.c     whom to wake after a change
