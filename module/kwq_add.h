@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The start of every add with kwq.lock held, inline in the single-key
- * adds and in the add batch's loop: the queue's state, the key's lookup
- * and the duplicate. A duplicate, the commonest add of a busy producer,
- * ends here without a call; every other add goes on in
+ * Every add of one key (kwq_add_common(), inline in the exported adds and
+ * in KWQ_IOC_ADD's handler), and the start of every add with kwq.lock
+ * held, inline there and in the add batch's loop: the queue's state, the
+ * key's lookup and the duplicate. A duplicate, the commonest add of a
+ * busy producer, ends here without a call; every other add goes on in
  * kwq_add_locked_alloc() (kwq_add.c) with the record found.
  */
 #ifndef _KWQ_ADD_H
@@ -98,9 +99,9 @@ static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opt
 }
 
 /*
- * Every add of one key without a payload. Inlined into each exported
- * add, and into KWQ_IOC_ADD's handler (kwq_dev.c): one call level less
- * on every add.
+ * Every add of one key without a payload: takes and lets go of kwq.lock.
+ * Inlined into each exported add, and into KWQ_IOC_ADD's handler
+ * (kwq_dev.c): one call level less on every add.
  */
 static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
 					  const struct kwq_add_opts *o, gfp_t gfp)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files of the queue core share, and nothing else includes but
- * kwq_dev.c, through kwq_add.h. They are layered, each calling only those
- * below it:
+ * What the files of the queue core share: the layers below, the batches,
+ * payloads and tenants (kwq_batch.c, kwq_payload.c, kwq_tenant.c) and two
+ * KUnit suites. Above them only kwq_dev.c includes it, through kwq_add.h.
+ * The layers call only those below them:
  *
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
  *   kwq_add.c      adds (now, after a delay, rate limited), cancel, forget

@@ -270,52 +270,30 @@ enum kwq_key_cmd {
 };
 
 /*
- * Add, done and cancel: each takes one key and reports an outcome. Inline
- * in each handler, which passes @cmd as a constant.
+ * The start of every command of struct kwq_ioc_key, inline in each
+ * handler: read the struct and check it for @cmd, copy the key into @key
+ * and zero the report, so that a report that cannot be written fails the
+ * call before it changes anything.
  */
-static __always_inline long kwq_ioc_key_op(struct kwq_file *kf, void __user *uarg,
-					   enum kwq_key_cmd cmd)
+static __always_inline int kwq_ioc_key_in(void __user *uarg, enum kwq_key_cmd cmd,
+					  struct kwq_ioc_key *k, u8 *key)
 {
-	struct kwq *q = kf->q;
 	struct kwq_ioc_key __user *ukey = uarg;
-	struct kwq_ioc_key k __uninitialized;	/* copied in whole, or unused */
-	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
-	int ret;
 
-	if (kwq_struct_in(&k, uarg, sizeof(k)))
+	if (kwq_struct_in(k, uarg, sizeof(*k)))
 		return -EFAULT;
-	if (k.pad || !kwq_is_zero(k.reserved, sizeof(k.reserved)) ||
-	    (k.flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)) ||
-	    (k.ticket && cmd != KWQ_KEY_DONE))
+	if (k->pad || !kwq_is_zero(k->reserved, sizeof(k->reserved)) ||
+	    (k->flags & ~(cmd == KWQ_KEY_ADD ? KWQ_ADD_POLICY_MASK : 0)) ||
+	    (k->ticket && cmd != KWQ_KEY_DONE))
 		return -EINVAL;
-	/* Fault on the report now, while nothing has changed. */
-	ret = kwq_key_from_report(key, k.key_ptr, k.key_len, &ukey->result);
-	if (ret)
-		return ret;
-	switch (cmd) {
-	case KWQ_KEY_ADD: {
-		/* kwq_add_policy() without its call: k.flags is a policy. */
-		struct kwq_add_opts o = { .flags = k.flags };
+	return kwq_key_from_report(key, k->key_ptr, k->key_len, &ukey->result);
+}
 
-		ret = kwq_add_common(q, key, k.key_len, &o, q->gfp);
-		break;
-	}
-	case KWQ_KEY_DONE:
-		ret = kwq_done_leased(q, key, k.key_len, &kf->lease, k.ticket);
-		break;
-	case KWQ_KEY_CANCEL:
-		ret = kwq_cancel(q, key, k.key_len);
-		break;
-	case KWQ_KEY_ADD_RATE_LIMITED:
-		ret = kwq_add_rate_limited(q, key, k.key_len);
-		break;
-	case KWQ_KEY_FORGET:
-		ret = kwq_forget(q, key, k.key_len);
-		break;
-	default:
-		ret = kwq_num_requeues(q, key, k.key_len);
-		break;
-	}
+/* The end of every command of struct kwq_ioc_key: its error, or its outcome. */
+static __always_inline long kwq_ioc_key_out(void __user *uarg, int ret)
+{
+	struct kwq_ioc_key __user *ukey = uarg;
+
 	if (ret < 0)
 		return ret;
 	/* The operation happened; only the report can fail now. */
@@ -341,7 +319,7 @@ static long kwq_ioc_add_after(struct file *file, struct kwq_file *kf, unsigned i
 			      void __user *uarg)
 {
 	struct kwq_ioc_add_after __user *ua = uarg;
-	struct kwq_ioc_add_after a;
+	struct kwq_ioc_add_after a __uninitialized;	/* read whole, or unused */
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	int ret;
 
@@ -395,7 +373,7 @@ static long kwq_ioc_add_ex(struct file *file, struct kwq_file *kf, unsigned int 
 	struct kwq_ioc_add __user *ua = uarg;
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	struct kwq_add_opts o = {};
-	struct kwq_ioc_add a;
+	struct kwq_ioc_add a __uninitialized;	/* read whole, or unused */
 	int ret;
 
 	if (kwq_struct_in(&a, uarg, sizeof(a)))
@@ -531,7 +509,7 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, unsigned int cmd
 {
 	struct kwq_ioc_get __user *uget = uarg;
 	struct kwq_payload_out po;
-	struct kwq_ioc_get g;
+	struct kwq_ioc_get g __uninitialized;	/* read whole, or unused */
 
 	if (kwq_struct_in(&g, uarg, sizeof(g)))
 		return -EFAULT;
@@ -556,7 +534,7 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned in
 	struct kwq_ioc_done_get __user *ud = uarg;
 	u8 dkey[KWQ_KEY_MAX] __uninitialized;	/* written before read */
 	struct kwq_done_req done = { .key = dkey, .uresult = &ud->done_result };
-	struct kwq_ioc_done_get d;
+	struct kwq_ioc_done_get d __uninitialized;	/* read whole, or unused */
 	int ret;
 
 	if (kwq_struct_in(&d, uarg, sizeof(d)))
@@ -650,16 +628,35 @@ static long kwq_ioc_destroy(struct file *file, struct kwq_file *kf, unsigned int
 static long kwq_ioc_add(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			void __user *uarg)
 {
-	return kwq_ioc_key_op(kf, uarg, KWQ_KEY_ADD);
+	struct kwq_ioc_key k __uninitialized;	/* read whole, or unused */
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	struct kwq_add_opts o = {};
+	int ret;
+
+	ret = kwq_ioc_key_in(uarg, KWQ_KEY_ADD, &k, key);
+	if (ret)
+		return ret;
+	/* kwq_add_policy() without its call: k.flags is a policy, checked. */
+	BUILD_BUG_ON(KWQ_ADD_POLICY_MASK != KWQ_POLICY_STRICT);
+	o.flags = k.flags;
+	return kwq_ioc_key_out(uarg, kwq_add_common(kf->q, key, k.key_len, &o, kf->q->gfp));
 }
 
 static long kwq_ioc_done(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			 void __user *uarg)
 {
-	return kwq_ioc_key_op(kf, uarg, KWQ_KEY_DONE);
+	struct kwq_ioc_key k __uninitialized;	/* read whole, or unused */
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	int ret;
+
+	ret = kwq_ioc_key_in(uarg, KWQ_KEY_DONE, &k, key);
+	if (ret)
+		return ret;
+	return kwq_ioc_key_out(uarg, kwq_done_leased(kf->q, key, k.key_len, &kf->lease,
+						     k.ticket));
 }
 
-/* The other single-key commands share one. */
+/* The other commands of struct kwq_ioc_key share one. */
 static long kwq_ioc_key(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			void __user *uarg)
 {
@@ -669,8 +666,30 @@ static long kwq_ioc_key(struct file *file, struct kwq_file *kf, unsigned int cmd
 		[_IOC_NR(KWQ_IOC_FORGET)] = KWQ_KEY_FORGET,
 		[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = KWQ_KEY_NUM_REQUEUES,
 	};
+	enum kwq_key_cmd op = ops[_IOC_NR(cmd)];
+	struct kwq_ioc_key k __uninitialized;	/* read whole, or unused */
+	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
+	struct kwq *q = kf->q;
+	int ret;
 
-	return kwq_ioc_key_op(kf, uarg, ops[_IOC_NR(cmd)]);
+	ret = kwq_ioc_key_in(uarg, op, &k, key);
+	if (ret)
+		return ret;
+	switch (op) {
+	case KWQ_KEY_CANCEL:
+		ret = kwq_cancel(q, key, k.key_len);
+		break;
+	case KWQ_KEY_ADD_RATE_LIMITED:
+		ret = kwq_add_rate_limited(q, key, k.key_len);
+		break;
+	case KWQ_KEY_FORGET:
+		ret = kwq_forget(q, key, k.key_len);
+		break;
+	default:
+		ret = kwq_num_requeues(q, key, k.key_len);
+		break;
+	}
+	return kwq_ioc_key_out(uarg, ret);
 }
 
 static long kwq_ioc_shutdown(struct file *file, struct kwq_file *kf, unsigned int cmd,

@@ -325,7 +325,7 @@ long kwq_ioc_batch(struct file *file, struct kwq_file *kf, unsigned int cmd,
 	u32 known = cmd == KWQ_IOC_GET_BATCH ? KWQ_GET_UNLEASED :
 		    cmd == KWQ_IOC_ADD_BATCH ? KWQ_ADD_POLICY_MASK : 0;
 	struct kwq_lease *lease;
-	struct kwq_ioc_batch b;
+	struct kwq_ioc_batch b __uninitialized;	/* read whole, or unused */
 	struct kwq_chunk *c;
 	ktime_t deadline;
 	u32 done = 0, n;

@@ -22,7 +22,8 @@ static bool kwq_may_wait_for(int ret)
 
 /*
  * One look of the wait loop: -ECANCELED once @stop is set, else a take.
- * Out of line: the loop looks twice, and the take is inline here.
+ * Out of line: the loop looks up to three times, and the take is inline
+ * here.
  */
 static noinline int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
 				 struct kwq_lease *lease, struct kwq_handout *h,

@@ -21,6 +21,7 @@
  */
 static __always_inline int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u32 *len,
 					   struct kwq_lease *lease, struct kwq_handout *h)
+	__must_hold(&q->lock)
 {
 	struct kwq_item *it;
 	u64 latency, now;
@@ -76,6 +77,7 @@ static __always_inline int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u3
 static __always_inline int kwq_find_processing_locked(struct kwq *q, const void *key,
 						      u32 len, struct kwq_lease *lease,
 						      u64 ticket, struct kwq_item **itp)
+	__must_hold(&q->lock)
 {
 	struct kwq_item *it;
 
@@ -98,6 +100,7 @@ static __always_inline int kwq_find_processing_locked(struct kwq *q, const void 
 static __always_inline int kwq_done_locked(struct kwq *q, const void *key, u32 len,
 					   struct kwq_lease *lease, u64 ticket,
 					   struct kwq_unlocked_work *w)
+	__must_hold(&q->lock)
 {
 	struct kwq_item *it;
 	u64 work;

@@ -39,8 +39,9 @@
 /*
  * The copies themselves. The caller bounds @len by its kernel buffer (a
  * key buffer of KWQ_KEY_MAX bytes, or an ioctl struct of constant size).
+ * kwq_copy_in_open() is kwq_copy_in()'s loop, inside a user access window
+ * its caller opened.
  */
-/* kwq_copy_in()'s loop, inside a user access window its caller opened. */
 static __always_inline int kwq_copy_in_open(void *dst, const void __user *src, size_t len)
 {
 	const u8 __user *s = src;
@@ -72,33 +73,58 @@ static __always_inline int kwq_copy_in(void *dst, const void __user *src, size_t
 	return ret;
 }
 
-/*
- * An ioctl struct in: its size is a constant, a multiple of 8 bytes. gcc
- * kept kwq_copy_in()'s loop for such a copy (30 instructions for 40
- * bytes); unrolled it is a load and a store per word.
+/* The largest ioctl struct kwq_struct_in() reads, in words. */
+#define KWQ_STRUCT_WORDS_MAX	10
+
+/* Word @i of kwq_struct_in(), if the struct has it; false on a fault. */
+static __always_inline bool kwq_struct_word(u64 *d, const u64 __user *s, size_t i, size_t n)
+{
+	u64 w;
+
+	if (i >= n)
+		return true;
+	unsafe_get_user(w, &s[i], fault);
+	put_unaligned(w, d + i);
+	return true;
+fault:
+	return false;
+}
+
+/**
+ * kwq_struct_in() - read an ioctl struct from user memory
+ * @dst: the kernel's struct.
+ * @src: the user address of the struct.
+ * @size: sizeof the struct: a constant multiple of 8, up to
+ *	KWQ_STRUCT_WORDS_MAX words.
+ *
+ * gcc kept kwq_copy_in()'s loop for such a copy (30 instructions for 40
+ * bytes), and no compiler unrolls a loop of unsafe_get_user() (an asm
+ * goto): the words are spelled out, those past @size dropped at compile
+ * time.
+ *
+ * Return: 0, or -EFAULT.
  */
 static __always_inline int kwq_struct_in(void *dst, const void __user *src, size_t size)
 {
+	const size_t n = size / sizeof(u64);
 	const u64 __user *s = src;
-	size_t i;
+	u64 *d = dst;
+	bool ok;
 
-	BUILD_BUG_ON(!__builtin_constant_p(size) || size % sizeof(u64));
+	BUILD_BUG_ON(!__builtin_constant_p(size) || size % sizeof(u64) ||
+		     n > KWQ_STRUCT_WORDS_MAX);
+	might_fault();
 	if (!KWQ_WORD_COPY)
 		return copy_from_user(dst, src, size) ? -EFAULT : 0;
 	if (!user_access_begin(src, size))
 		return -EFAULT;
-#pragma GCC unroll 16
-	for (i = 0; i < size / sizeof(u64); i++) {
-		u64 w;
-
-		unsafe_get_user(w, &s[i], fault);
-		put_unaligned(w, (u64 *)dst + i);
-	}
+	ok = kwq_struct_word(d, s, 0, n) && kwq_struct_word(d, s, 1, n) &&
+	     kwq_struct_word(d, s, 2, n) && kwq_struct_word(d, s, 3, n) &&
+	     kwq_struct_word(d, s, 4, n) && kwq_struct_word(d, s, 5, n) &&
+	     kwq_struct_word(d, s, 6, n) && kwq_struct_word(d, s, 7, n) &&
+	     kwq_struct_word(d, s, 8, n) && kwq_struct_word(d, s, 9, n);
 	user_access_end();
-	return 0;
-fault:
-	user_access_end();
-	return -EFAULT;
+	return ok ? 0 : -EFAULT;
 }
 
 static __always_inline int kwq_copy_out(void __user *dst, const void *src, size_t len)
@@ -162,6 +188,7 @@ static __always_inline int kwq_key_copy_out(void __user *dst, const u8 *src, u32
  */
 static __always_inline int kwq_put_report(u32 __user *report, u32 v)
 {
+	might_fault();
 	if (!user_access_begin(report, sizeof(*report)))
 		return -EFAULT;
 	unsafe_put_user(v, report, fault);
@@ -303,7 +330,12 @@ static __always_inline int kwq_key_from_report(u8 *key, u64 ptr, u32 len, u32 __
 		return -EINVAL;
 	if (!KWQ_WORD_COPY)
 		return kwq_copy_in(key, src, len) ?: put_user(0U, report);
-	/* The window opened for the key also covers @report, checked alone. */
+	might_fault();
+	/*
+	 * The window opened for the key also covers @report, checked alone:
+	 * where KWQ_WORD_COPY is set (x86-64, arm64) a window is not tied to
+	 * the range it was opened for.
+	 */
 	if (!access_ok(report, sizeof(*report)) || !user_access_begin(src, len))
 		return -EFAULT;
 	if (kwq_copy_in_open(key, src, len))
