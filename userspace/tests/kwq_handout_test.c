@@ -10,6 +10,8 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -252,6 +254,54 @@ static void test_drain_waits_for_return(void)
 }
 
 /* 7. A get whose copy to user space fails counts nothing and keeps the order. */
+/*
+ * A get whose report fields (key_len, payload_len, ticket) are only partly
+ * writable: the struct straddles a writable and a read-only page at
+ * @split bytes, so that the fields before it, or from it on, cannot be
+ * written. Each fails before it takes or counts anything.
+ */
+static void test_one_report_read_only(int fd, const struct kwq_stats *before)
+{
+	static const struct {
+		size_t split;
+		bool ro_first;
+		const char *what;
+	} cases[] = {
+		{ offsetof(struct kwq_ioc_get, ticket), false, "the ticket" },
+		{ offsetof(struct kwq_ioc_get, payload_len), false, "payload_len and the ticket" },
+		{ offsetof(struct kwq_ioc_get, deadline_ns), true, "key_len" },
+		{ offsetof(struct kwq_ioc_get, ticket), true, "key_len and payload_len" },
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	struct kwq_stats after;
+	struct kwq_ioc_get *gp;
+	char buf[16];
+	size_t i;
+	char *m;
+
+	m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		ok(0, "mmap: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gp = (struct kwq_ioc_get *)(m + page - cases[i].split);
+		mprotect(m, 2 * page, PROT_READ | PROT_WRITE);
+		memset(gp, 0, sizeof(*gp));
+		gp->key_ptr = (uintptr_t)buf;
+		gp->key_cap = sizeof(buf);
+		mprotect(cases[i].ro_first ? m : m + page, page, PROT_READ);
+		is(raw_ioctl(fd, KWQ_IOC_GET, gp), -EFAULT, "fault: get with only %s read-only -> EFAULT",
+		   cases[i].what);
+		after = stats_of(fd);
+		ok(after.gets == before->gets && after.queued == 2 && after.processing == 0,
+		   "fault: %s read-only: nothing taken or counted (gets %llu -> %llu)",
+		   cases[i].what, (unsigned long long)before->gets,
+		   (unsigned long long)after.gets);
+	}
+	munmap(m, 2 * page);
+}
+
 static void test_failed_get_counts_nothing(void)
 {
 	int fd = new_queue("ho-fault");
@@ -299,6 +349,7 @@ static void test_failed_get_counts_nothing(void)
 	ok(after.gets == before.gets && after.queued == 2 && after.processing == 0,
 	   "fault: and nothing taken or counted");
 	munmap(rw, page);
+	test_one_report_read_only(fd, &before);
 	is(get_is(fd, "f1"), 0, "fault: f1 still first");
 	done_s(fd, "f1");
 	munmap(ro, page);
