@@ -416,17 +416,18 @@ struct kwq_payload_out {
 	u32 __user *ulen;
 };
 
-/* kwq_probe_out() for the payload's buffer and length; @po->cap is clamped. */
+/*
+ * kwq_probe_out() for the payload's buffer (its length is a report field,
+ * probed there); @po->cap is clamped.
+ */
 static int kwq_probe_payload(struct kwq_payload_out *po, u32 payload_max)
 {
-	if (kwq_probe_writable(po->ulen, sizeof(*po->ulen)))
-		return -EFAULT;
 	/* No payload is longer: the rest of a larger buffer is never written. */
 	po->cap = min(po->cap, payload_max);
 	return po->ptr ? kwq_probe_writable(u64_to_user_ptr(po->ptr), po->cap) : 0;
 }
 
-/* Copy a hand-out's payload out (dropping the get's reference) and report its length. */
+/* Copy a hand-out's payload out, dropping the get's reference. */
 static int kwq_payload_to_user(const struct kwq_payload_out *po, struct kwq_handout *h)
 {
 	int ret = 0;
@@ -437,19 +438,46 @@ static int kwq_payload_to_user(const struct kwq_payload_out *po, struct kwq_hand
 		kwq_payload_put(h->payload);
 		h->payload = NULL;
 	}
-	return ret ?: put_user(h->payload_len, po->ulen);
+	return ret;
+}
+
+/*
+ * A get's report fields run from its key length to its ticket, in that
+ * order in its ioctl struct, with the payload's length between them in
+ * struct kwq_ioc_get (kwq_ioc_get() and kwq_ioc_done_get() check it): the
+ * range holds them all and touches the pages they touch.
+ */
+static size_t kwq_reports_size(u32 __user *ulen, u64 __user *uticket)
+{
+	return (unsigned long)(uticket + 1) - (unsigned long)ulen;
+}
+
+/* A get's report fields, in one user access window (a put_user() each took a call). */
+static int kwq_put_reports(u32 __user *ulen, u32 len, u64 __user *uticket, u64 ticket,
+			   u32 __user *plen, u32 payload_len)
+{
+	if (!user_access_begin(ulen, kwq_reports_size(ulen, uticket)))
+		return -EFAULT;
+	unsafe_put_user(len, ulen, fault);
+	unsafe_put_user(ticket, uticket, fault);
+	if (plen)
+		unsafe_put_user(payload_len, plen, fault);
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /*
  * Whether a get can deliver: rewrite, unchanged, a byte of each page of
- * the key buffer (as far as a key can reach) and the two report fields,
- * so that a get into memory it cannot write fails before it takes a key,
- * and changes nothing.
+ * the key buffer (as far as a key can reach) and of the report fields, so
+ * that a get into memory it cannot write fails before it takes a key, and
+ * changes nothing.
  */
 static int kwq_probe_out(u64 ptr, u32 cap, u32 __user *ulen, u64 __user *uticket)
 {
-	return kwq_probe_writable(ulen, sizeof(*ulen)) ?:
-	       kwq_probe_writable(uticket, sizeof(*uticket)) ?:
+	return kwq_probe_writable(ulen, kwq_reports_size(ulen, uticket)) ?:
 	       kwq_probe_writable(u64_to_user_ptr(ptr), min_t(u32, cap, KWQ_KEY_MAX));
 }
 
@@ -492,8 +520,9 @@ static int kwq_get_to_user(struct kwq_file *kf, u64 ptr, u32 cap, u32 __user *ul
 		       -EFAULT : -EMSGSIZE;
 	if (ret)
 		return ret;
-	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) || put_user(len, ulen) ||
-	    put_user(h.ticket, uticket) || (po && kwq_payload_to_user(po, &h)))
+	if (kwq_key_copy_out(u64_to_user_ptr(ptr), key, len) ||
+	    (po && kwq_payload_to_user(po, &h)) ||
+	    kwq_put_reports(ulen, len, uticket, h.ticket, po ? po->ulen : NULL, h.payload_len))
 		goto fault;
 	return 0;
 fault:
@@ -511,6 +540,11 @@ static long kwq_ioc_get(struct file *file, struct kwq_file *kf, unsigned int cmd
 	struct kwq_payload_out po;
 	struct kwq_ioc_get g __uninitialized;	/* read whole, or unused */
 
+	/* The report fields' order kwq_reports_size() counts on. */
+	BUILD_BUG_ON(offsetof(struct kwq_ioc_get, key_len) >
+		     offsetof(struct kwq_ioc_get, payload_len) ||
+		     offsetof(struct kwq_ioc_get, payload_len) >
+		     offsetof(struct kwq_ioc_get, ticket));
 	if (kwq_struct_in(&g, uarg, sizeof(g)))
 		return -EFAULT;
 	/* A length without a buffer is what a nonzero pad was before payloads. */
@@ -537,6 +571,8 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned in
 	struct kwq_ioc_done_get d __uninitialized;	/* read whole, or unused */
 	int ret;
 
+	BUILD_BUG_ON(offsetof(struct kwq_ioc_done_get, key_len) >
+		     offsetof(struct kwq_ioc_done_get, ticket));
 	if (kwq_struct_in(&d, uarg, sizeof(d)))
 		return -EFAULT;
 	/* Fault on the report now, while nothing has changed. */
