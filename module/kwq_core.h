@@ -177,7 +177,8 @@ static __always_inline struct kwq_item *kwq_find_key_locked(struct kwq *q,
 	return kwq_table_find(&q->items, k->key, k->len, k->hash);
 }
 
-static inline struct kwq_item *kwq_find_locked(struct kwq *q, const void *key, u32 len)
+static __always_inline struct kwq_item *kwq_find_locked(struct kwq *q, const void *key,
+							u32 len)
 {
 	struct kwq_lookup_key k;
 

@@ -255,8 +255,8 @@ static inline struct kwq_item *kwq_busy_oldest(const struct kwq *q)
  * few of kwq.give_backs, usually none). On a tenant queue the key's flow,
  * if it has keys left, goes to the end of its level's rotation.
  */
-static inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
-			       struct kwq_busy *b)
+static __always_inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
+					struct kwq_busy *b)
 {
 	struct kwq_flow *f;
 
