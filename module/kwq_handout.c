@@ -20,14 +20,10 @@ static bool kwq_may_wait_for(int ret)
 	return ret == -EAGAIN || ret == -ENOMEM;
 }
 
-/*
- * One look of the wait loop: -ECANCELED once @stop is set, else a take.
- * Out of line: the loop looks up to three times, and the take is inline
- * here.
- */
-static noinline int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
-				 struct kwq_lease *lease, struct kwq_handout *h,
-				 const bool *stop)
+/* One look of the wait loop: -ECANCELED once @stop is set, else a take. */
+static __always_inline int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
+					struct kwq_lease *lease, struct kwq_handout *h,
+					const bool *stop)
 {
 	int ret;
 
@@ -39,32 +35,30 @@ static noinline int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
 	return ret;
 }
 
-/**
- * kwq_get_wait() - the wait loop of every consumer: get, done-and-get, pool
- * @q: queue.
- * @buf: where the key is copied.
- * @cap: size of @buf.
- * @len: set to the key's length (also on -EMSGSIZE).
- * @deadline: as for kwq_get().
- * @lease: lease the key is handed to, or NULL for none.
- * @h: set to the hand-out's ticket and queue latency, or NULL.
- * @stop: NULL, or a flag that ends the wait with -ECANCELED once set
- *	(the worker pool's; whoever sets it wakes kwq.get_wait).
- *
- * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
- * Return: as kwq_get(), and -ECANCELED.
+/*
+ * kwq_try_take() for the looks of a consumer that waits: out of line, so
+ * that the take is inline twice, not three times (kwq_get_wait()'s first
+ * look has it inline).
  */
-int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
-		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop)
+static noinline int kwq_try_take_again(struct kwq *q, void *buf, u32 cap, u32 *len,
+				       struct kwq_lease *lease, struct kwq_handout *h,
+				       const bool *stop)
+{
+	return kwq_try_take(q, buf, cap, len, lease, h, stop);
+}
+
+/*
+ * The rest of kwq_get_wait() once its first look found no key (or no
+ * spare side): out of line, so that a get that finds a key sets up no
+ * wait entry.
+ */
+static noinline int kwq_get_sleep(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+				  struct kwq_lease *lease, struct kwq_handout *h,
+				  const bool *stop)
 {
 	DEFINE_WAIT(wait);
 	bool keeper = false, slept = false;
 	int ret;
-
-	ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
-	/* No key, or no spare side without sleeping: the loop may sleep for either. */
-	if (!kwq_may_wait_for(ret) || deadline == KWQ_NOWAIT)
-		return ret;
 
 	might_sleep();
 	/* Our own reference: the queue may be destroyed while we sleep. */
@@ -73,7 +67,7 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		ktime_t wake_at = kwq_consumer_timer(q, &keeper);
 
 		prepare_to_wait_exclusive(&q->get_wait, &wait, TASK_INTERRUPTIBLE);
-		ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
+		ret = kwq_try_take_again(q, buf, cap, len, lease, h, stop);
 		if (unlikely(ret == -ENOMEM)) {
 			/* Sleep for a side as a running task, then look again. */
 			__set_current_state(TASK_RUNNING);
@@ -98,7 +92,7 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		 * Most wakes are for a key: look before arming anything again
 		 * (a wake that finds none goes round the loop, counted there).
 		 */
-		ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
+		ret = kwq_try_take_again(q, buf, cap, len, lease, h, stop);
 		if (!kwq_may_wait_for(ret))
 			break;
 	}
@@ -110,6 +104,33 @@ int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		kwq_wake(q, true);
 	kwq_put(q);
 	return ret;
+}
+
+/**
+ * kwq_get_wait() - the wait loop of every consumer: get, done-and-get, pool
+ * @q: queue.
+ * @buf: where the key is copied.
+ * @cap: size of @buf.
+ * @len: set to the key's length (also on -EMSGSIZE).
+ * @deadline: as for kwq_get().
+ * @lease: lease the key is handed to, or NULL for none.
+ * @h: set to the hand-out's ticket and queue latency, or NULL.
+ * @stop: NULL, or a flag that ends the wait with -ECANCELED once set
+ *	(the worker pool's; whoever sets it wakes kwq.get_wait).
+ *
+ * Context: process context; sleeps unless @deadline is KWQ_NOWAIT.
+ * Return: as kwq_get(), and -ECANCELED.
+ */
+int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
+		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop)
+{
+	int ret;
+
+	ret = kwq_try_take(q, buf, cap, len, lease, h, stop);
+	/* No key, or no spare side without sleeping: the loop may sleep for either. */
+	if (!kwq_may_wait_for(ret) || deadline == KWQ_NOWAIT)
+		return ret;
+	return kwq_get_sleep(q, buf, cap, len, deadline, lease, h, stop);
 }
 
 /**
