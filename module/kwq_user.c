@@ -2,7 +2,9 @@
 /*
  * Per-user totals of key-record bytes; see kwq_user.h. A small hash table
  * of users under a mutex, taken only when a counted queue is made or
- * freed; charges and uncharges are atomic and run under any queue's lock.
+ * freed; charges and uncharges are atomic and run under any queue's lock
+ * (inline in kwq_user.h: every add of a new key and every drop of a
+ * record charges or uncharges).
  */
 
 #include <linux/atomic.h>
@@ -12,20 +14,6 @@
 #include <linux/slab.h>
 
 #include "kwq_user.h"
-
-/**
- * struct kwq_user - the key-record bytes of one user's queues
- * @node: link in kwq_users.
- * @uid: the user.
- * @refs: queues that count towards @bytes; under kwq_users_lock.
- * @bytes: bytes charged by those queues' key tables.
- */
-struct kwq_user {
-	struct hlist_node node;
-	kuid_t uid;
-	unsigned int refs;
-	atomic64_t bytes;
-};
 
 static DEFINE_HASHTABLE(kwq_users, 6);
 static DEFINE_MUTEX(kwq_users_lock);
@@ -78,38 +66,4 @@ void kwq_user_put(struct kwq_user *u)
 		kfree(u);
 	}
 	mutex_unlock(&kwq_users_lock);
-}
-
-/**
- * kwq_user_charge() - count bytes against a user, if they fit
- * @u: the user's totals.
- * @bytes: bytes to add.
- * @limited: whether max_key_bytes_per_user applies.
- *
- * Context: any.
- * Return: true if charged; false, with nothing changed, if the total
- * would pass max_key_bytes_per_user (non-zero) and @limited is set.
- */
-bool kwq_user_charge(struct kwq_user *u, u64 bytes, bool limited)
-{
-	u64 max = READ_ONCE(kwq_max_key_bytes_per_user);
-	s64 old = atomic64_read(&u->bytes);
-
-	do {
-		if (limited && max && (u64)old + bytes > max)
-			return false;
-	} while (!atomic64_try_cmpxchg(&u->bytes, &old, old + bytes));
-	return true;
-}
-
-/**
- * kwq_user_uncharge() - give back bytes from kwq_user_charge()
- * @u: the user's totals.
- * @bytes: bytes charged before.
- *
- * Context: any.
- */
-void kwq_user_uncharge(struct kwq_user *u, u64 bytes)
-{
-	WARN_ON_ONCE(atomic64_sub_return(bytes, &u->bytes) < 0);
 }
