@@ -57,22 +57,6 @@ void kwq_acct_release(struct kwq_acct *a)
 	*a = (struct kwq_acct){};
 }
 
-bool __kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes)
-{
-	if (!kwq_user_charge(a->user, bytes, a->limited))
-		return false;
-	a->bytes += bytes;
-	return true;
-}
-
-void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
-{
-	if (WARN_ON_ONCE(bytes > a->bytes))
-		bytes = a->bytes;
-	a->bytes -= bytes;
-	kwq_user_uncharge(a->user, bytes);
-}
-
 /*
  * A record's size for a key of @key_len bytes (kwq_rec_bytes(): a pointer
  * more on a payload queue, kwq_payload.h).

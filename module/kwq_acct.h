@@ -10,12 +10,14 @@
 #ifndef _KWQ_ACCT_H
 #define _KWQ_ACCT_H
 
+#include <linux/bug.h>
 #include <linux/gfp.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
-struct kwq_item;
-struct kwq_user;
+#include "kwq_item.h"
+#include "kwq_user.h"
+
 struct mem_cgroup;
 
 /**
@@ -47,10 +49,28 @@ int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, bool exempt);
 void kwq_acct_release(struct kwq_acct *a);
 bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len);
 void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len);
-bool __kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes);
-void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes);
 struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp);
 void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp);
+
+/*
+ * @bytes charged to, or given back by, a queue whose @user is set: inline,
+ * as every add of a new key and every drop of a record runs one.
+ */
+static inline bool __kwq_acct_charge_bytes(struct kwq_acct *a, u64 bytes)
+{
+	if (!kwq_user_charge(a->user, bytes, a->limited))
+		return false;
+	a->bytes += bytes;
+	return true;
+}
+
+static inline void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
+{
+	if (WARN_ON_ONCE(bytes > a->bytes))
+		bytes = a->bytes;
+	a->bytes -= bytes;
+	kwq_user_uncharge(a->user, bytes);
+}
 
 /**
  * kwq_acct_charge() - count a new key record against the queue's owner
@@ -64,7 +84,10 @@ void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp);
  */
 static inline bool kwq_acct_charge(struct kwq_acct *a, u32 key_len)
 {
-	return !a->user || __kwq_acct_charge(a, key_len);
+	if (!a->user)
+		return true;
+	return key_len <= KWQ_SMALL_KEY ? __kwq_acct_charge_bytes(a, a->small_bytes) :
+					  __kwq_acct_charge(a, key_len);
 }
 
 /**
@@ -74,7 +97,11 @@ static inline bool kwq_acct_charge(struct kwq_acct *a, u32 key_len)
  */
 static inline void kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
 {
-	if (a->user)
+	if (!a->user)
+		return;
+	if (key_len <= KWQ_SMALL_KEY)
+		__kwq_acct_uncharge_bytes(a, a->small_bytes);
+	else
 		__kwq_acct_uncharge(a, key_len);
 }
 
