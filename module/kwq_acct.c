@@ -58,25 +58,6 @@ void kwq_acct_release(struct kwq_acct *a)
 }
 
 /*
- * A record's size for a key of @key_len bytes (kwq_rec_bytes(): a pointer
- * more on a payload queue, kwq_payload.h).
- */
-static u64 kwq_acct_rec_bytes(const struct kwq_acct *a, u32 key_len)
-{
-	return key_len <= KWQ_SMALL_KEY ? a->small_bytes : kwq_rec_bytes(a->rec_kind, key_len);
-}
-
-bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len)
-{
-	return __kwq_acct_charge_bytes(a, kwq_acct_rec_bytes(a, key_len));
-}
-
-void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
-{
-	__kwq_acct_uncharge_bytes(a, kwq_acct_rec_bytes(a, key_len));
-}
-
-/*
  * Allocations charged to the queue's creator run between these two: the
  * creator's cgroup is the active one (nothing changes for a queue that
  * is not accounted).

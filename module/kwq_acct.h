@@ -16,6 +16,7 @@
 #include <linux/uidgid.h>
 
 #include "kwq_item.h"
+#include "kwq_payload.h"
 #include "kwq_user.h"
 
 struct mem_cgroup;
@@ -47,8 +48,6 @@ struct kwq_acct {
 
 int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, bool exempt);
 void kwq_acct_release(struct kwq_acct *a);
-bool __kwq_acct_charge(struct kwq_acct *a, u32 key_len);
-void __kwq_acct_uncharge(struct kwq_acct *a, u32 key_len);
 struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp);
 void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp);
 
@@ -72,6 +71,15 @@ static inline void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
 	kwq_user_uncharge(a->user, bytes);
 }
 
+/*
+ * A record's size for a key of @key_len bytes (kwq_rec_bytes(): a pointer
+ * more on a payload queue, kwq_payload.h); a small key's without a call.
+ */
+static inline u64 kwq_acct_rec_bytes(const struct kwq_acct *a, u32 key_len)
+{
+	return key_len <= KWQ_SMALL_KEY ? a->small_bytes : kwq_rec_bytes(a->rec_kind, key_len);
+}
+
 /**
  * kwq_acct_charge() - count a new key record against the queue's owner
  * @a: the queue's accounting.
@@ -84,10 +92,7 @@ static inline void __kwq_acct_uncharge_bytes(struct kwq_acct *a, u64 bytes)
  */
 static inline bool kwq_acct_charge(struct kwq_acct *a, u32 key_len)
 {
-	if (!a->user)
-		return true;
-	return key_len <= KWQ_SMALL_KEY ? __kwq_acct_charge_bytes(a, a->small_bytes) :
-					  __kwq_acct_charge(a, key_len);
+	return !a->user || __kwq_acct_charge_bytes(a, kwq_acct_rec_bytes(a, key_len));
 }
 
 /**
@@ -97,12 +102,8 @@ static inline bool kwq_acct_charge(struct kwq_acct *a, u32 key_len)
  */
 static inline void kwq_acct_uncharge(struct kwq_acct *a, u32 key_len)
 {
-	if (!a->user)
-		return;
-	if (key_len <= KWQ_SMALL_KEY)
-		__kwq_acct_uncharge_bytes(a, a->small_bytes);
-	else
-		__kwq_acct_uncharge(a, key_len);
+	if (a->user)
+		__kwq_acct_uncharge_bytes(a, kwq_acct_rec_bytes(a, key_len));
 }
 
 /**
