@@ -104,6 +104,69 @@ static void kwq_delay_test_nonpositive_is_add(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fc->programmed, KTIME_MAX);
 }
 
+/*
+ * Reads of the fake clock with the queue's lock held, and without it:
+ * the test runs in process context, and kwq_lock() turns bottom halves
+ * off (so does its sleeping lock with PREEMPT_RT).
+ */
+static unsigned int reads_locked, reads_unlocked;
+
+static ktime_t spy_now(struct kwq_clock *c)
+{
+	struct fake_clock *fc = container_of(c, struct fake_clock, base);
+
+	if (in_softirq())
+		reads_locked++;
+	else
+		reads_unlocked++;
+	return fc->now;
+}
+
+/*
+ * An add that may wait (a delay, a debounce, the limiter's backoff) reads
+ * the clock once, before it takes the lock: its delay counts from its
+ * start, so the wait for the lock does not stretch it.
+ */
+static void kwq_delay_test_counts_from_start(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+
+	fc->base.now = spy_now;
+	reads_locked = 0;
+	reads_unlocked = 0;
+	KUNIT_EXPECT_EQ(test, after(q, "a", MS(10), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, reads_unlocked, 1);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(10)));
+	KUNIT_EXPECT_EQ(test, debounce(q, "b", MS(5), MS(50)), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, reads_unlocked, 2);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(5)));
+	KUNIT_EXPECT_GE(test, kwq_add_rate_limited(q, "c", 1), 0);
+	KUNIT_EXPECT_EQ(test, reads_unlocked, 3);
+	KUNIT_EXPECT_EQ(test, reads_locked, 0);
+	expect_waiting(test, q, 3, 3);
+}
+
+/*
+ * The instant an add read before the lock never comes before one that an
+ * earlier hold read: an add that read the clock first may take the lock
+ * after another that read it later, and instants must not go back from
+ * one hold to the next. Here the clock steps back to play that add.
+ */
+static void kwq_delay_test_instant_never_goes_back(struct kunit *test)
+{
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	ktime_t t = fc->now;
+
+	fc->now = ktime_add_ns(t, MS(5));
+	KUNIT_EXPECT_EQ(test, after(q, "a", MS(20), 0), KWQ_ADD_WAITING);
+	fc->now = t;
+	KUNIT_EXPECT_EQ(test, after(q, "b", MS(10), 0), KWQ_ADD_WAITING);
+	/* b counts from a's instant, t + 5 ms, not from t. */
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(t, MS(15)));
+}
+
 /* client-go TestCopyShifting / TestAddTwoFireEarly: deadline order, ties FIFO. */
 static void kwq_delay_test_order(struct kunit *test)
 {
@@ -1178,6 +1241,8 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_simple),
 	KUNIT_CASE(kwq_delay_test_nonpositive_is_add),
 	KUNIT_CASE(kwq_delay_test_order),
+	KUNIT_CASE(kwq_delay_test_counts_from_start),
+	KUNIT_CASE(kwq_delay_test_instant_never_goes_back),
 	KUNIT_CASE(kwq_delay_test_fires_one_at_a_time),
 	KUNIT_CASE(kwq_delay_test_dedup_earliest),
 	KUNIT_CASE(kwq_delay_test_replace),

@@ -225,16 +225,18 @@ static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct
 {
 	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
 	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
+	struct kwq_add_start s;
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS)) {
 		kwq_payload_put(payload);
 		return -EINVAL;
 	}
+	kwq_add_start_init(q, o, &s);
 	kwq_unlocked_work_init(&w);
 	w.payload = payload;
 	kwq_lookup_key_init(&k, q, key, len);
-	kwq_add_lock(q, o);
+	kwq_add_lock(q, &s);
 	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
@@ -314,7 +316,8 @@ EXPORT_SYMBOL_GPL(kwq_add_atomic);
  * @key: key bytes, copied.
  * @len: key length, 1 to KWQ_KEY_MAX.
  * @delay_ns: delay; <= 0 is an add now (with @flags' policy); delays
- *	beyond KWQ_DELAY_MAX_NS are clamped to it.
+ *	beyond KWQ_DELAY_MAX_NS are clamped to it. It counts from the call's
+ *	start, before the queue's lock is taken (struct kwq_ioc_add_after).
  * @flags: KWQ_AFTER_REPLACE to replace an existing deadline (so a delay
  *	can be postponed); without it the earliest deadline wins, as in
  *	client-go. For @delay_ns <= 0, an enum kwq_wait_policy.

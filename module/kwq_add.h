@@ -83,19 +83,39 @@ static __always_inline int kwq_add_one_locked(struct kwq *q, const struct kwq_lo
 	return kwq_add_locked_alloc(q, k, it, o, gfp, w);
 }
 
+/* An add that may wait: after a delay, or after the limiter's. */
+static __always_inline bool kwq_add_may_wait(const struct kwq_add_opts *o)
+{
+	return o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED);
+}
+
 /*
- * Take kwq.lock for an add. One that may wait (a delay, or the limiter's)
- * reads the hold's instant (kwq_now()) at once: its deadline counts from
- * there rather than from after a new key's record is set up, some 400
- * instructions later. The instant is the hold's either way; an add that
- * drops the lock to allocate sleeping reads a new one in its new hold.
+ * An add that may wait reads the instant it counts its delay from as it
+ * begins, before its key is hashed and kwq.lock taken, so that neither
+ * the work before the lock nor the wait for it stretches the delay
+ * (client-go's AddAfter() reads its clock on entry too); once it holds
+ * the lock, that instant is the hold's (kwq_now_from()). An add now reads
+ * no clock. An add that drops the lock to allocate sleeping reads a new
+ * instant in its new hold.
  */
-static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_opts *o)
+struct kwq_add_start {
+	bool may_wait;
+	ktime_t at;
+};
+
+static __always_inline void kwq_add_start_init(struct kwq *q, const struct kwq_add_opts *o,
+					       struct kwq_add_start *s)
+{
+	s->may_wait = kwq_add_may_wait(o);
+	s->at = s->may_wait ? kwq_clock_read(q) : 0;
+}
+
+static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_start *s)
 	__acquires(&q->lock)
 {
 	kwq_lock(q);
-	if (o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED))
-		kwq_now(q);
+	if (s->may_wait)
+		kwq_now_from(q, s->at);
 }
 
 /*
@@ -108,14 +128,16 @@ static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 le
 {
 	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
 	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
+	struct kwq_add_start s;
 	int ret;
 
 	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
 		return -EINVAL;
+	kwq_add_start_init(q, o, &s);
 	kwq_unlocked_work_init(&w);
 	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
 	kwq_lookup_key_init(&k, q, key, len);
-	kwq_add_lock(q, o);
+	kwq_add_lock(q, &s);
 	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;

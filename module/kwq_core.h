@@ -100,6 +100,23 @@ static inline ktime_t kwq_now(struct kwq *q)
 }
 
 /*
+ * Make @start, read before kwq.lock was taken (kwq_clock_read()), the
+ * hold's instant: an add that may wait counts its delay from its own
+ * start, not from after the lock. Not earlier than the instant an earlier
+ * hold read, so that instants never go back from one hold to the next
+ * (what the timer's run saw due stays due). kwq.lock must be held.
+ */
+static inline ktime_t kwq_now_from(struct kwq *q, ktime_t start)
+{
+	lockdep_assert_held(&q->lock);
+	if (!q->now_valid) {
+		q->now = max(q->now, start);
+		q->now_valid = true;
+	}
+	return q->now;
+}
+
+/*
  * The clock of kwq_item.stamp, which only ever measures durations (queue
  * latency, work duration, time processing): local_clock(), the clock of
  * the scheduler's and delay accounting's durations, a TSC read where

@@ -672,9 +672,13 @@ static long kwq_ioc_add(struct file *file, struct kwq_file *kf, unsigned int cmd
 	ret = kwq_ioc_key_in(uarg, KWQ_KEY_ADD, &k, key);
 	if (ret)
 		return ret;
-	/* kwq_add_policy() without its call: k.flags is a policy, checked. */
+	/*
+	 * kwq_add_policy() without its call: k.flags is a policy, checked;
+	 * the mask tells the compiler too, so the add's body drops the paths
+	 * of the kernel's other flags (kwq_add_may_wait()).
+	 */
 	BUILD_BUG_ON(KWQ_ADD_POLICY_MASK != KWQ_POLICY_STRICT);
-	o.flags = k.flags;
+	o.flags = k.flags & KWQ_ADD_POLICY_MASK;
 	return kwq_ioc_key_out(uarg, kwq_add_common(kf->q, key, k.key_len, &o, kf->q->gfp));
 }
 
