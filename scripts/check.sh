@@ -109,10 +109,8 @@ fi
 # The five sections of a guest's output that took longest ("# took N s",
 # scripts/guest/lib.sh).
 slowest() { # FILE
-	# A name as scripts/tap-sections.sh reads it.
-	awk '/^KWQ-TAP-BEGIN / { name = $2; sub(/[^A-Za-z0-9._+-].*/, "", name) }
-	     /^# took [0-9.]+ s$/ { print "  " $3 " s " name }' "$1" |
-		sort -k1,1 -rn | head -n 5
+	"$top/scripts/tap-sections.sh" --took "$1" | sort -k1,1 -rn | head -n 5 |
+		awk '{ print "  " $1 " s " $2 }'
 }
 
 # run_flavour FLAVOUR: build kwq for one kernel, boot it, count its tests.

@@ -128,6 +128,13 @@ sect() { # NAME WANT
 }
 sect timens-32bit "PASS=35 FAIL=0 SKIP=0"
 sect limits-64bit "PASS=1 FAIL=0 SKIP=0"
+# check.sh's list of the slowest sections reads the same names.
+took=$("$here/tap-sections.sh" --took "$data/sections-interleaved.out" | tr '\n' ' ')
+if [[ $took == "1.87 timens-32bit " ]]; then
+	ok "tap-sections --took: each section's time, by the same name rule"
+else
+	not_ok "tap-sections --took: each section's time, by the same name rule" "got: $took"
+fi
 
 # vm-run.sh boots again when the kernel stops before the guest script
 # starts, never once the script has begun. A fake qemu-system-x86_64 on
