@@ -96,6 +96,19 @@ static __always_inline int kwq_find_processing_locked(struct kwq *q, const void 
 	return 0;
 }
 
+/*
+ * End a done's processing (kwq_end_processing_locked()): inline on a queue
+ * without a processing timeout, whose timer does not follow the keys
+ * being processed; the timer's layer moves it on the others.
+ */
+static __always_inline bool kwq_done_finish_locked(struct kwq *q, struct kwq_item *it)
+	__must_hold(&q->lock)
+{
+	if (q->processing_timeout)
+		return kwq_end_processing_locked(q, it);
+	return kwq_st_finish(q, it);
+}
+
 /* One done with kwq.lock held; returns an enum kwq_done_result or error. */
 static __always_inline int kwq_done_locked(struct kwq *q, const void *key, u32 len,
 					   struct kwq_lease *lease, u64 ticket,
@@ -114,7 +127,7 @@ static __always_inline int kwq_done_locked(struct kwq *q, const void *key, u32 l
 	work = kwq_since_locked(q, it->stamp);
 	q->dones++;
 	kwq_hist_observe(&q->work_duration, work);
-	if (kwq_end_processing_locked(q, it)) {
+	if (kwq_done_finish_locked(q, it)) {
 		q->requeues++;
 		kwq_ready_locked(q, it, false);
 		w->ready++;
