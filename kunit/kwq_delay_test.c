@@ -115,7 +115,7 @@ static ktime_t spy_now(struct kwq_clock *c)
 {
 	struct fake_clock *fc = container_of(c, struct fake_clock, base);
 
-	if (in_softirq())
+	if (softirq_count())
 		reads_locked++;
 	else
 		reads_unlocked++;
@@ -141,7 +141,8 @@ static void kwq_delay_test_counts_from_start(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, debounce(q, "b", MS(5), MS(50)), KWQ_ADD_WAITING);
 	KUNIT_EXPECT_EQ(test, reads_unlocked, 2);
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(5)));
-	KUNIT_EXPECT_GE(test, kwq_add_rate_limited(q, "c", 1), 0);
+	/* The default limiter's first backoff: 5 ms. */
+	KUNIT_EXPECT_EQ(test, kwq_add_rate_limited(q, "c", 1), KWQ_ADD_WAITING);
 	KUNIT_EXPECT_EQ(test, reads_unlocked, 3);
 	KUNIT_EXPECT_EQ(test, reads_locked, 0);
 	expect_waiting(test, q, 3, 3);

@@ -47,7 +47,8 @@ struct kwq;
  * struct kwq_clock - where a queue reads the time and asks to be woken
  * @now: the current time, CLOCK_MONOTONIC-like. Called with the queue's
  *	lock held or not (an add that may wait reads its start before it
- *	takes the lock): must not sleep or call into kwq.
+ *	takes the lock), so possibly from several CPUs at once: must not
+ *	sleep or call into kwq.
  * @program: arrange for kwq_run_due(@q) to be called at @expires, or not
  *	at all for KTIME_MAX; replaces any earlier request. Called with the
  *	queue's lock held: must not sleep or call back into kwq. A destroyed

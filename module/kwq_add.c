@@ -178,8 +178,10 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k, struct 
  * begins again with kwq_add_begin_locked(), since the queue and the key
  * may have changed meanwhile. With a record kwq_add_locked() cannot fail
  * that way again; a spare side another add took meanwhile is allocated
- * again. The lock is held on return either way. One call site, so
- * kwq_add_locked() is inlined here: a call level less on every add.
+ * again. The lock is held on return either way. An add that may wait
+ * keeps the instant of its first hold in each new one (kwq_now_resume()).
+ * One call site, so kwq_add_locked() is inlined here: a call level less
+ * on every add.
  */
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
@@ -207,6 +209,9 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct k
 				break;
 			}
 		}
+		/* A new hold: the delay still counts from the add's start. */
+		if (kwq_add_may_wait(o))
+			kwq_now_resume(q);
 		if (kwq_add_begin_locked(q, k, o, w, &it, &ret))
 			break;
 	}

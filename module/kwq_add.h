@@ -19,6 +19,41 @@
 #define KWQ_ADD_FLAGS	(KWQ_ADD_POLICY_MASK | KWQ_AFTER_REPLACE | KWQ_AFTER_DEBOUNCE | \
 			 KWQ_ADD_RATE_LIMITED)
 
+/* An add that may wait: after a delay, or after the limiter's. */
+static __always_inline bool kwq_add_may_wait(const struct kwq_add_opts *o)
+{
+	return o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED);
+}
+
+/*
+ * An add that may wait reads the instant it counts its delay from as it
+ * begins, before its key is hashed and kwq.lock taken, so that neither
+ * the work before the lock nor the wait for it stretches the delay
+ * (client-go's AddAfter() reads its clock on entry too); once it holds
+ * the lock, that instant is the hold's (kwq_now_from()), and so it is in
+ * each hold it takes again after dropping the lock to allocate sleeping
+ * (kwq_add_locked_alloc()). An add now reads no clock.
+ */
+struct kwq_add_start {
+	bool may_wait;
+	ktime_t at;
+};
+
+static __always_inline void kwq_add_start_init(struct kwq *q, const struct kwq_add_opts *o,
+					       struct kwq_add_start *s)
+{
+	s->may_wait = kwq_add_may_wait(o);
+	s->at = s->may_wait ? kwq_clock_read(q) : 0;
+}
+
+static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_start *s)
+	__acquires(&q->lock)
+{
+	kwq_lock(q);
+	if (s->may_wait)
+		kwq_now_from(q, s->at);
+}
+
 int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct kwq_item *it,
 			 const struct kwq_add_opts *o, gfp_t gfp, struct kwq_unlocked_work *w)
 	__must_hold(&q->lock);
@@ -81,41 +116,6 @@ static __always_inline int kwq_add_one_locked(struct kwq *q, const struct kwq_lo
 	if (kwq_add_begin_locked(q, k, o, w, &it, &ret))
 		return ret;
 	return kwq_add_locked_alloc(q, k, it, o, gfp, w);
-}
-
-/* An add that may wait: after a delay, or after the limiter's. */
-static __always_inline bool kwq_add_may_wait(const struct kwq_add_opts *o)
-{
-	return o->delay_ns > 0 || (o->flags & KWQ_ADD_RATE_LIMITED);
-}
-
-/*
- * An add that may wait reads the instant it counts its delay from as it
- * begins, before its key is hashed and kwq.lock taken, so that neither
- * the work before the lock nor the wait for it stretches the delay
- * (client-go's AddAfter() reads its clock on entry too); once it holds
- * the lock, that instant is the hold's (kwq_now_from()). An add now reads
- * no clock. An add that drops the lock to allocate sleeping reads a new
- * instant in its new hold.
- */
-struct kwq_add_start {
-	bool may_wait;
-	ktime_t at;
-};
-
-static __always_inline void kwq_add_start_init(struct kwq *q, const struct kwq_add_opts *o,
-					       struct kwq_add_start *s)
-{
-	s->may_wait = kwq_add_may_wait(o);
-	s->at = s->may_wait ? kwq_clock_read(q) : 0;
-}
-
-static __always_inline void kwq_add_lock(struct kwq *q, const struct kwq_add_start *s)
-	__acquires(&q->lock)
-{
-	kwq_lock(q);
-	if (s->may_wait)
-		kwq_now_from(q, s->at);
 }
 
 /*

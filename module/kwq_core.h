@@ -117,6 +117,17 @@ static inline ktime_t kwq_now_from(struct kwq *q, ktime_t start)
 }
 
 /*
+ * The hold's instant for an add that took kwq.lock again after dropping
+ * it to allocate: the latest instant the queue used, which is no earlier
+ * than the add's start (its first hold set it, kwq_now_from(), and
+ * instants only move on), so its delay still counts from there.
+ */
+static inline ktime_t kwq_now_resume(struct kwq *q)
+{
+	return kwq_now_from(q, 0);
+}
+
+/*
  * The clock of kwq_item.stamp, which only ever measures durations (queue
  * latency, work duration, time processing): local_clock(), the clock of
  * the scheduler's and delay accounting's durations, a TSC read where

@@ -666,19 +666,21 @@ static long kwq_ioc_add(struct file *file, struct kwq_file *kf, unsigned int cmd
 {
 	struct kwq_ioc_key k __uninitialized;	/* read whole, or unused */
 	u8 key[KWQ_KEY_MAX] __uninitialized;	/* written before read */
-	struct kwq_add_opts o = {};
+	struct kwq_add_opts o;
 	int ret;
 
 	ret = kwq_ioc_key_in(uarg, KWQ_KEY_ADD, &k, key);
 	if (ret)
 		return ret;
 	/*
-	 * kwq_add_policy() without its call: k.flags is a policy, checked;
-	 * the mask tells the compiler too, so the add's body drops the paths
-	 * of the kernel's other flags (kwq_add_may_wait()).
+	 * kwq_add_policy() without its call: k.flags is a policy, checked.
+	 * Set after the copy-in (whose user access clobbers memory) and
+	 * masked, the options are constants the add's body is compiled
+	 * with: it drops the paths of a delay and of the kernel's other
+	 * flags (kwq_add_may_wait()).
 	 */
 	BUILD_BUG_ON(KWQ_ADD_POLICY_MASK != KWQ_POLICY_STRICT);
-	o.flags = k.flags & KWQ_ADD_POLICY_MASK;
+	o = (struct kwq_add_opts){ .flags = k.flags & KWQ_ADD_POLICY_MASK };
 	return kwq_ioc_key_out(uarg, kwq_add_common(kf->q, key, k.key_len, &o, kf->q->gfp));
 }
 

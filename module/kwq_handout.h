@@ -97,9 +97,9 @@ static __always_inline int kwq_find_processing_locked(struct kwq *q, const void 
 }
 
 /*
- * End a done's processing (kwq_end_processing_locked()): inline on a queue
- * without a processing timeout, whose timer does not follow the keys
- * being processed; the timer's layer moves it on the others.
+ * End a done's processing: inline on a queue without a processing
+ * timeout, whose timer does not follow the keys being processed; on the
+ * others kwq_end_processing_locked() also moves the timer.
  */
 static __always_inline bool kwq_done_finish_locked(struct kwq *q, struct kwq_item *it)
 	__must_hold(&q->lock)

@@ -236,10 +236,13 @@ struct kwq_hist {
  *	constant after creation.
  * @payloads_replaced: counter, see struct kwq_stats.
  * @payload_bytes: payload bytes the records hold, see struct kwq_stats.
- * @now: the time read by the current holder of @lock (kwq_now()).
+ * @now: the instant of the current holder of @lock (kwq_now(), or an
+ *	add's start, kwq_now_from()); between holds, the latest instant any
+ *	hold used, which the next add's start may not go below.
  * @stamp_now: local_clock() read by the current holder of @lock
  *	(kwq_local_now(): the stamps, and the start of a step's hold).
- * @now_valid: @now was read since @lock was last taken.
+ * @now_valid: @now is the current hold's (read or set since @lock was
+ *	last taken).
  * @stamp_valid: @stamp_now was read since @lock was last taken.
  * @timer_cpu_idle: without PREEMPT_RT, @timer was last restarted by a
  *	run of it that found @timer_cpu idle; false after any other start

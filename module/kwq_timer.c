@@ -544,7 +544,8 @@ ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper)
 /*
  * End processing (processing -> fresh, see kwq_state.h); returns whether
  * the key was re-added meanwhile. The timer follows the oldest key being
- * processed, so it moves if that was this one.
+ * processed, so it moves if that was this one. A done on a queue without
+ * a processing timeout skips this for kwq_st_finish() (kwq_handout.h).
  */
 bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it)
 {

@@ -376,8 +376,8 @@ struct kwq_ioc_key {
  * @delay_ns: delay; <= 0 adds now; longer than KWQ_DELAY_MAX_NS is
  *	clamped to it. It counts from the add's start: CLOCK_MONOTONIC read
  *	once the call's arguments are read, before the queue's lock is
- *	taken (or the instant the queue's previous lock holder used, if
- *	that is later); that instant is the "now" below. One waiting entry
+ *	taken (or, if later, the latest instant the queue used for an
+ *	earlier lock hold); that instant is the "now" below. One waiting entry
  *	per key: the earliest deadline wins unless KWQ_AFTER_REPLACE or
  *	KWQ_AFTER_DEBOUNCE is set.
  * @result: out: enum kwq_add_result.
