@@ -18,8 +18,9 @@ if [[ $# -lt 1 || $# -gt 2 ]]; then
 	exit 2
 fi
 if [[ $1 == --took ]]; then
+	[[ $# -eq 2 ]] || { echo "usage: scripts/tap-sections.sh --took FILE" >&2; exit 2; }
 	awk -v c="$chars" '
-		/^KWQ-TAP-BEGIN / { name = $2; sub("[^" c "].*", "", name) }
+		/^KWQ-TAP-BEGIN / { name = substr($0, 15); sub("[^" c "].*", "", name) }
 		/^# took [0-9.]+ s$/ { print $3, name }' "$2"
 	exit 0
 fi
