@@ -110,16 +110,21 @@ static void kwq_delay_test_nonpositive_is_add(struct kunit *test)
  * off (so does its sleeping lock with PREEMPT_RT).
  */
 static unsigned int reads_locked, reads_unlocked;
+/* Whether the spy's time moves on by 1 ms after each read. */
+static bool spy_ticks;
 
 static ktime_t spy_now(struct kwq_clock *c)
 {
 	struct fake_clock *fc = container_of(c, struct fake_clock, base);
+	ktime_t now = fc->now;
 
 	if (softirq_count())
 		reads_locked++;
 	else
 		reads_unlocked++;
-	return fc->now;
+	if (spy_ticks)
+		fc->now = ktime_add_ns(now, MS(1));
+	return now;
 }
 
 /*
@@ -133,6 +138,7 @@ static void kwq_delay_test_counts_from_start(struct kunit *test)
 	struct kwq *q = fc->q;
 
 	fc->base.now = spy_now;
+	spy_ticks = false;
 	reads_locked = 0;
 	reads_unlocked = 0;
 	KUNIT_EXPECT_EQ(test, after(q, "a", MS(10), 0), KWQ_ADD_WAITING);
@@ -146,6 +152,40 @@ static void kwq_delay_test_counts_from_start(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reads_unlocked, 3);
 	KUNIT_EXPECT_EQ(test, reads_locked, 0);
 	expect_waiting(test, q, 3, 3);
+}
+
+/*
+ * The same when the add drops the lock to allocate its key's record (or a
+ * spare side) sleeping, the allocation without sleeping made to fail: the
+ * hold it takes again keeps the add's instant and reads no clock, so the
+ * delay still counts from the start, though the spy's time moved on.
+ */
+static void kwq_delay_test_counts_from_start_after_relock(struct kunit *test)
+{
+#if IS_ENABLED(CONFIG_FAULT_INJECTION) && IS_ENABLED(CONFIG_FAILSLAB)
+	struct fake_clock *fc = make_queue(test, 0);
+	struct kwq *q = fc->q;
+	ktime_t start = fc->now;
+	bool injected;
+	int ret;
+
+	fc->base.now = spy_now;
+	spy_ticks = true;
+	reads_locked = 0;
+	reads_unlocked = 0;
+	WRITE_ONCE(current->fail_nth, 1);
+	ret = after(q, "a", MS(10), 0);
+	injected = !READ_ONCE(current->fail_nth);
+	WRITE_ONCE(current->fail_nth, 0);
+	spy_ticks = false;
+	KUNIT_EXPECT_EQ(test, ret, KWQ_ADD_WAITING);
+	KUNIT_EXPECT_TRUE_MSG(test, injected, "no allocation failed: no new hold to test");
+	KUNIT_EXPECT_EQ(test, reads_unlocked, 1);
+	KUNIT_EXPECT_EQ(test, reads_locked, 0);
+	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(start, MS(10)));
+#else
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB");
+#endif
 }
 
 /*
@@ -1243,6 +1283,7 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_nonpositive_is_add),
 	KUNIT_CASE(kwq_delay_test_order),
 	KUNIT_CASE(kwq_delay_test_counts_from_start),
+	KUNIT_CASE(kwq_delay_test_counts_from_start_after_relock),
 	KUNIT_CASE(kwq_delay_test_instant_never_goes_back),
 	KUNIT_CASE(kwq_delay_test_fires_one_at_a_time),
 	KUNIT_CASE(kwq_delay_test_dedup_earliest),
