@@ -454,17 +454,42 @@ struct worker {
 	const char *keys;		/* all keys, made before the start */
 	unsigned long hot;		/* dedup: number of hot keys */
 	unsigned long done;		/* consumers: keys done */
+	uint64_t start;			/* when it passed the start barrier */
 	uint64_t seed;
 	mqd_t mq;
 	int fd;
 };
+
+/* Wait for the common start; note when this worker passed it. */
+static void worker_start(struct worker *w)
+{
+	pthread_barrier_wait(w->go);
+	w->start = now_ns();
+}
+
+/*
+ * The start of a run of threads: the earliest start of @w[0..n), read once
+ * they were joined. Not the main thread's clock after the barrier: that
+ * read can come after the workers ran (a short run then reads as absurdly
+ * fast: 3e9 adds/s in one round of make bench's hot keys).
+ */
+static uint64_t workers_start(const struct worker *w, unsigned long n)
+{
+	uint64_t t = UINT64_MAX;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (w[i].start < t)
+			t = w[i].start;
+	return t;
+}
 
 static void *producer(void *arg)
 {
 	struct worker *w = arg;
 	unsigned long i;
 
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (i = 0; i < w->count; i++)
 		add_key(w->fd, w->keys + (w->first + i) * KEY_LEN);
 	return NULL;
@@ -477,7 +502,7 @@ static void *consumer(void *arg)
 	size_t len;
 	int ret;
 
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (;;) {
 		ret = kwq_get(w->fd, got, sizeof(got), &len, -1);
 		if (ret == -ESHUTDOWN)
@@ -500,7 +525,7 @@ static void *consumer_dg(void *arg)
 	int ret, done;
 	size_t len;
 
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	ret = kwq_get(w->fd, got, sizeof(got), &len, -1);
 	while (!ret) {
 		/* The done's key is read before the get writes the buffer. */
@@ -526,7 +551,7 @@ static void add_batches(struct worker *w, const char *(*pick)(struct worker *w))
 
 	if (!e)
 		die("out of memory");
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (i = 0; i < w->count; i += n) {
 		n = w->count - i < w->batch ? w->count - i : w->batch;
 		for (j = 0; j < n; j++) {
@@ -565,7 +590,7 @@ static void *batch_consumer(void *arg)
 		die("out of memory");
 	for (j = 0; j < w->batch; j++)
 		e[j].key_ptr = (uintptr_t)(bufs + j * KWQ_KEY_MAX);
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (;;) {
 		for (j = 0; j < w->batch; j++)
 			e[j].key_len = KWQ_KEY_MAX;
@@ -619,9 +644,9 @@ static void run_pc(const char *name, unsigned long p, unsigned long c, unsigned 
 				   i < p ? producer : done_get ? consumer_dg : consumer, &w[i]))
 			die("pthread_create");
 	}
-	pthread_barrier_wait(&go);
-	t0 = now_ns();
+	/* Before the barrier: no worker runs its loop until it opens. */
 	c0 = cpu_ns();
+	pthread_barrier_wait(&go);
 	for (i = 0; i < p; i++)
 		pthread_join(w[i].tid, NULL);
 	ret = kwq_shutdown(fd);
@@ -633,6 +658,7 @@ static void run_pc(const char *name, unsigned long p, unsigned long c, unsigned 
 	}
 	t1 = now_ns();
 	c1 = cpu_ns();
+	t0 = workers_start(w, p + c);
 	if (total != n)
 		die("%s: %lu keys done, %lu added", name, total, n);
 	for (i = 0; i < p + c; i++)
@@ -792,7 +818,7 @@ static void *mq_producer(void *arg)
 	struct worker *w = arg;
 	unsigned long i;
 
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (i = 0; i < w->count; i++) {
 		if (mq_send(w->mq, w->keys + (w->first + i) * KEY_LEN, KEY_LEN, 0))
 			die("mq_send: %s", strerror(errno));
@@ -805,7 +831,7 @@ static void *mq_consumer(void *arg)
 	struct worker *w = arg;
 	char got[KEY_LEN];
 
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (;;) {
 		if (mq_receive(w->mq, got, KEY_LEN, NULL) != KEY_LEN)
 			die("mq_receive: %s", strerror(errno));
@@ -850,9 +876,8 @@ static int cmd_mq(int argc, char **argv)
 		if (pthread_create(&w[i].tid, NULL, i < p ? mq_producer : mq_consumer, &w[i]))
 			die("pthread_create");
 	}
-	pthread_barrier_wait(&go);
-	t0 = now_ns();
 	c0 = cpu_ns();
+	pthread_barrier_wait(&go);
 	for (i = 0; i < p; i++)
 		pthread_join(w[i].tid, NULL);
 	for (i = 0; i < c; i++)
@@ -864,6 +889,7 @@ static int cmd_mq(int argc, char **argv)
 	}
 	t1 = now_ns();
 	c1 = cpu_ns();
+	t0 = workers_start(w, p + c);
 	if (total != n)
 		die("mq: %lu received, %lu sent", total, n);
 	mq_close(mq);
@@ -1319,7 +1345,7 @@ static void *dedup_producer(void *arg)
 	struct worker *w = arg;
 	unsigned long i;
 
-	pthread_barrier_wait(w->go);
+	worker_start(w);
 	for (i = 0; i < w->count; i++)
 		add_key(w->fd, w->keys + xorshift(&w->seed) % w->hot * KEY_LEN);
 	return NULL;
@@ -1375,10 +1401,11 @@ static int cmd_dedup(int argc, char **argv)
 			die("pthread_create");
 	}
 	pthread_barrier_wait(&go);
-	t0 = now_ns();
 	for (i = 0; i < p; i++)
 		pthread_join(w[i].tid, NULL);
 	t1 = now_ns();
+	/* The producers' run: the consumers' starts may not be written yet. */
+	t0 = workers_start(w, p);
 	ret = kwq_stats(fd, &st);
 	if (ret)
 		die("stats: %s", strerror(-ret));
