@@ -221,30 +221,11 @@ int kwq_add_locked_alloc(struct kwq *q, const struct kwq_lookup_key *k, struct k
 	return ret;
 }
 
-/*
- * Every add of one key: now (@o->delay_ns <= 0) or after a delay, with
- * @payload (the add's reference, which it stores or drops) or NULL.
- */
+/* An add of one key with @payload, the add's reference: out of line. */
 static int kwq_add_payload(struct kwq *q, const void *key, u32 len, const struct kwq_add_opts *o,
 			   gfp_t gfp, struct kwq_payload *payload)
 {
-	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
-	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
-	struct kwq_add_start s;
-	int ret;
-
-	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS)) {
-		kwq_payload_put(payload);
-		return -EINVAL;
-	}
-	kwq_add_start_init(q, o, &s);
-	kwq_unlocked_work_init(&w);
-	w.payload = payload;
-	kwq_lookup_key_init(&k, q, key, len);
-	kwq_add_lock(q, &s);
-	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
-	kwq_unlock_and_finish(q, &w);
-	return ret;
+	return kwq_add_one(q, key, len, o, gfp, payload);
 }
 
 /**

@@ -11,6 +11,7 @@
 #define _KWQ_ADD_H
 
 #include "kwq_core.h"
+#include "kwq_payload.h"
 #include "kwq_trace.h"
 
 /* Internal flag of an add (kwq_add.c): the delay comes from the limiter. */
@@ -119,28 +120,44 @@ static __always_inline int kwq_add_one_locked(struct kwq *q, const struct kwq_lo
 }
 
 /*
- * Every add of one key without a payload: takes and lets go of kwq.lock.
- * Inlined into each exported add, and into KWQ_IOC_ADD's handler
- * (kwq_dev.c): one call level less on every add.
+ * Every add of one key: takes and lets go of kwq.lock. With @payload (the
+ * add's reference, which it stores or drops) or NULL, a constant in
+ * kwq_add_common().
  */
-static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
-					  const struct kwq_add_opts *o, gfp_t gfp)
+static __always_inline int kwq_add_one(struct kwq *q, const void *key, u32 len,
+				       const struct kwq_add_opts *o, gfp_t gfp,
+				       struct kwq_payload *payload)
 {
 	struct kwq_unlocked_work w __uninitialized;	/* kwq_unlocked_work_init() */
 	struct kwq_lookup_key k __uninitialized;	/* kwq_lookup_key_init() */
 	struct kwq_add_start s;
 	int ret;
 
-	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS))
+	if (!kwq_key_valid(key, len) || (o->flags & ~KWQ_ADD_FLAGS)) {
+		if (payload)
+			kwq_payload_put(payload);
 		return -EINVAL;
+	}
 	kwq_add_start_init(q, o, &s);
 	kwq_unlocked_work_init(&w);
+	w.payload = payload;
 	/* The hash needs no lock (kwq_table_hash()): out of the lock hold. */
 	kwq_lookup_key_init(&k, q, key, len);
 	kwq_add_lock(q, &s);
 	ret = kwq_add_one_locked(q, &k, o, gfp, &w);
 	kwq_unlock_and_finish(q, &w);
 	return ret;
+}
+
+/*
+ * Every add of one key without a payload. Inlined into each exported
+ * add, and into KWQ_IOC_ADD's handler (kwq_dev.c): one call level less
+ * on every add.
+ */
+static __always_inline int kwq_add_common(struct kwq *q, const void *key, u32 len,
+					  const struct kwq_add_opts *o, gfp_t gfp)
+{
+	return kwq_add_one(q, key, len, o, gfp, NULL);
 }
 
 #endif /* _KWQ_ADD_H */
