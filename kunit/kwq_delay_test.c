@@ -127,6 +127,15 @@ static ktime_t spy_now(struct kwq_clock *c)
 	return now;
 }
 
+/* Make the spy @fc's clock, its counts zero, its time moving on if @ticks. */
+static void spy_start(struct fake_clock *fc, bool ticks)
+{
+	fc->base.now = spy_now;
+	spy_ticks = ticks;
+	reads_locked = 0;
+	reads_unlocked = 0;
+}
+
 /*
  * An add that may wait (a delay, a debounce, the limiter's backoff) reads
  * the clock once, before it takes the lock: its delay counts from its
@@ -137,10 +146,7 @@ static void kwq_delay_test_counts_from_start(struct kunit *test)
 	struct fake_clock *fc = make_queue(test, 0);
 	struct kwq *q = fc->q;
 
-	fc->base.now = spy_now;
-	spy_ticks = false;
-	reads_locked = 0;
-	reads_unlocked = 0;
+	spy_start(fc, false);
 	KUNIT_EXPECT_EQ(test, after(q, "a", MS(10), 0), KWQ_ADD_WAITING);
 	KUNIT_EXPECT_EQ(test, reads_unlocked, 1);
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(10)));
@@ -169,10 +175,7 @@ static void kwq_delay_test_counts_from_start_after_relock(struct kunit *test)
 	bool injected;
 	int ret;
 
-	fc->base.now = spy_now;
-	spy_ticks = true;
-	reads_locked = 0;
-	reads_unlocked = 0;
+	spy_start(fc, true);
 	WRITE_ONCE(current->fail_nth, 1);
 	ret = after(q, "a", MS(10), 0);
 	injected = !READ_ONCE(current->fail_nth);
