@@ -23,6 +23,34 @@ ab() {
 	fi
 }
 
+# hops V R FIGURE N: kwq's add-after run of N keys and clock_nanosleep's
+# of the same deadlines, each with the scheduler's, the timers' and kwq's
+# events traced; prints each trace gzipped in base64 between KWQB-TRACE
+# lines, for scripts/trace-hops.py on the host.
+T=/sys/kernel/tracing
+hops() {
+	[ -d $T/events ] || mount -t tracefs none $T || { echo "KWQB-FAIL $3 v$1"; failed=1; return; }
+	for w in kwq base; do
+		if ! { echo 65536 > $T/buffer_size_kb && echo > $T/trace; }; then
+			failed=1
+			return
+		fi
+		for e in irq_vectors/local_timer_entry irq_vectors/call_function_single_entry \
+			timer/hrtimer_expire_entry timer/hrtimer_start sched/sched_wakeup \
+			sched/sched_switch raw_syscalls/sys_enter raw_syscalls/sys_exit kwq/kwq_fire; do
+			echo 1 > $T/events/$e/enable || { failed=1; return; }
+		done
+		cmd=delay
+		[ $w = kwq ] || cmd=delay-base
+		$B $cmd "$4" 100 "$2" > /dev/null || { echo "KWQB-FAIL $3 v$1"; failed=1; }
+		echo 0 > $T/events/enable
+		echo "KWQB-TRACE-BEGIN $1 $2 $3 $w"
+		gzip -c $T/trace | base64
+		echo "KWQB-TRACE-END"
+	done
+	echo > $T/trace
+}
+
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	r=$((r + 1))
@@ -50,6 +78,10 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			delay1kbase) ab "$v" "$r" delay1kbase $B delay-base 1000 100 "$r" light ;;
 			delay10k) ab "$v" "$r" delay10k $B delay 10000 100 "$r" ;;
 			delay10kbase) ab "$v" "$r" delay10kbase $B delay-base 10000 100 "$r" ;;
+			delay1kquiet) ab "$v" "$r" delay1kquiet $B delay 1000 100 "$r" quiet1k 400 ;;
+			delay10kquiet) ab "$v" "$r" delay10kquiet $B delay 10000 100 "$r" quiet10k 400 ;;
+			hops1k) hops "$v" "$r" hops1k 1000 ;;
+			hops10k) hops "$v" "$r" hops10k 10000 ;;
 			*) echo "KWQB-FAIL unknown figure $f"; failed=1 ;;
 			esac
 		done

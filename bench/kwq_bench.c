@@ -22,7 +22,8 @@
  *   batch1 B N                    add/get/done batches of B keys, one thread
  *   batch B N                     batches of B keys, 1 producer + 1 consumer
  *   mq1 N | mq P C N              POSIX mqueue send+receive of the same keys
- *   delay N MAX_MS SEED [NAME]    add-after lateness, consumer concurrent
+ *   delay N MAX_MS SEED [NAME [LEAD_MS]]  add-after lateness, consumer concurrent;
+ *                                 LEAD_MS later deadlines, so that the adds end first
  *   delay-base N MAX_MS SEED [NAME]  the same deadlines slept by clock_nanosleep
  *   scale-wait MAXN SEED          add-after cost at growing waiting sets, memory
  *   scale-queue MAXN              add cost at growing queued sets, memory
@@ -1010,12 +1011,16 @@ static void *delay_consumer(void *arg)
 }
 
 static const char *delay_name = "delay";
+/* Added to every delay of `delay`: a run whose producer is done before the first deadline. */
+static uint64_t delay_lead_ns;
 
 static void delay_args(int argc, char **argv, unsigned long *n, unsigned long *max_ms,
 		       uint64_t *seed)
 {
 	if (argc > 3)
 		delay_name = argv[3];
+	if (argc > 4)
+		delay_lead_ns = num(argv[4]) * 1000000ULL;
 	*n = argc > 0 ? num(argv[0]) : 10000;
 	*max_ms = argc > 1 ? num(argv[1]) : 100;
 	*seed = (argc > 2 ? num(argv[2]) : 1) * 0x9e3779b97f4a7c15ULL + 1;
@@ -1057,7 +1062,7 @@ static int cmd_delay(int argc, char **argv)
 	t_add = now_ns();
 	for (i = 0; i < n; i++) {
 		mkkey(key, i);
-		d = delay_of(&seed, max_ms);
+		d = delay_lead_ns + delay_of(&seed, max_ms);
 		/* The kernel's deadline is later than this: lateness >= 0. */
 		due[i] = now_ns() + d;
 		ret = kwq_add_after(fd, key, KEY_LEN, (int64_t)d, 0);

@@ -24,7 +24,12 @@
 # versions in turn ROUNDS times, in wall time, with the median last: for
 # figures of two or more threads (kernel1p1c kernel2p2c cycle1p1c hot64),
 # which instructions do not measure, and scalew (add-after with 1k to 1M
-# keys waiting). Wall times under TCG move with the
+# keys waiting); delay1kquiet and delay10kquiet are delay1k and delay10k
+# with every deadline 400 ms later, so that the producer's adds are over
+# before the first one; hops1k and hops10k trace one run of delay1k or
+# delay10k and one of its clock_nanosleep baseline each round, and split
+# their lateness into hops (scripts/trace-hops.py; build/ab/hops-*.txt).
+# Wall times under TCG move with the
 # host's load; rounds of the versions alternate so that both see it.
 set -euo pipefail
 
@@ -146,4 +151,22 @@ for ((j = 0; j < i; j++)); do
 	[[ -s $out/perf-v$j.txt ]] || rm "$out/perf-v$j.txt"
 done
 cat "$out/table.txt"
+# The hops figures' traces: decoded, and split into hops (trace-hops.py).
+awk '$1 == "KWQB-TRACE-BEGIN" { print $2, $3, $4 }' "$out/guest.out" | sort -u |
+	while read -r v r f; do
+		ok=1
+		for w in kwq base; do
+			# Only base64 lines: kernel messages may come between them.
+			awk -v k="KWQB-TRACE-BEGIN $v $r $f $w" '$0 == "KWQB-TRACE-END" { p = 0 }
+				p && /^[A-Za-z0-9+\/=]+$/ { print } $0 == k { p = 1 }' "$out/guest.out" |
+				base64 -d 2>/dev/null | gunzip >"$out/trace-v$v-$r-$f-$w.txt" 2>/dev/null || ok=0
+		done
+		echo "v$v round $r, $f: add-after lateness hop by hop (traced)"
+		if ((ok)); then
+			scripts/trace-hops.py "$out/trace-v$v-$r-$f-kwq.txt" \
+				"$out/trace-v$v-$r-$f-base.txt" | tee "$out/hops-v$v-$r-$f.txt"
+		else
+			echo "  (a trace could not be decoded; see $out/guest.out)"
+		fi
+	done
 ls "$out"/perf-v*.txt 2>/dev/null || true
