@@ -104,6 +104,10 @@ fi
 if ((wall)); then
 	say "booting 2 vCPUs: ${#revs[@]} versions, $wall rounds in wall time"
 	vm=(--smp 2 --mem 2048)
+	# The hops figures' events, on from the boot (bench/guest-ab.sh says why).
+	if [[ " ${figs[*]} " == *" hops"* ]]; then
+		vm+=(--append "trace_event=irq_vectors:local_timer_entry,irq_vectors:local_timer_exit,irq_vectors:call_function_single_entry,timer:hrtimer_expire_entry,timer:hrtimer_start,sched:sched_wakeup,sched:sched_switch,raw_syscalls:sys_enter,raw_syscalls:sys_exit")
+	fi
 else
 	say "booting with -icount: ${#revs[@]} versions, 2 rounds"
 	vm=(--icount --smp 1 --mem 1024)

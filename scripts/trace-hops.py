@@ -20,7 +20,8 @@ consumer's clock read into hops:
 Hops are in the trace clock (local_clock()), the lateness in ktime; both
 in microseconds. Tracing slows both runs: the hops say where, not how
 much. Also counts the wake-ups per key, the share of wake-ups sent to
-another CPU, and where kwq's timer ran its steps.
+another CPU, the timer interrupts and the time spent in them (from the
+first timer run on), and where kwq's timer ran its steps.
 """
 import re
 import sys
@@ -116,6 +117,35 @@ def wakes(ev, is_run, lateness, waiting_nr):
     return out, cross
 
 
+def interrupts(ev):
+    """
+    The timer interrupts from the first timer run on (local_timer_entry to
+    its exit): how many, the time in them on a busy and on an idle CPU,
+    and whom they interrupted (the consumer, another task of the
+    benchmark: kwq's producer, an idle CPU, anything else).
+    """
+    runs = [e['t'] for e in ev if e['ev'] == 'kwq_fire' or
+            (e['ev'] == 'hrtimer_expire_entry' and field(e, 'function') == 'hrtimer_wakeup')]
+    start, entered, pid = (min(runs) if runs else 0), {}, consumer_pid(ev)
+    n, busy, idle, whom = 0, 0.0, 0.0, Counter()
+    for e in ev:
+        if e['t'] < start:
+            continue
+        if e['ev'] == 'local_timer_entry':
+            entered[e['cpu']] = e
+        elif e['ev'] == 'local_timer_exit' and e['cpu'] in entered:
+            enter = entered.pop(e['cpu'])
+            n += 1
+            if enter['comm'] == '<idle>':
+                idle += e['t'] - enter['t']
+                whom['an idle CPU'] += 1
+            else:
+                busy += e['t'] - enter['t']
+                whom['the consumer' if enter['pid'] == pid else
+                     'the producer' if enter['comm'] == 'kwq_bench' else 'other tasks'] += 1
+    return n, busy / 1e3, idle / 1e3, whom
+
+
 def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, max(0, int(p / 100 * len(v) + 0.999999) - 1))] if v else None
@@ -164,6 +194,12 @@ def main():
           f' {f"{len(bw)} ({len(bw) / keys:.2f})":>16s}')
     print(f'  {"of them sent to another CPU":58s} {f"{100 * kcross / len(kw):.0f} %":>12s}'
           f' {f"{100 * bcross / len(bw):.0f} %":>16s}')
+    kn, kbusy, kidle, kwhom = interrupts(kev)
+    bn, bbusy, bidle, _ = interrupts(bev)
+    print(f'  {"timer interrupts (per key)":58s} {f"{kn} ({kn / keys:.2f})":>12s}'
+          f' {f"{bn} ({bn / keys:.2f})":>16s}')
+    print(f'  {"ms in them on a busy CPU / on an idle one":58s} {f"{kbusy:.1f} / {kidle:.1f}":>12s}'
+          f' {f"{bbusy:.1f} / {bidle:.1f}":>16s}')
     where = Counter()
     for e in kev:
         if e['ev'] == 'hrtimer_expire_entry' and 'kwq' in e['a']:
@@ -172,6 +208,9 @@ def main():
     runs = sum(where.values())
     print(f'  kwq timer runs: {runs} for {keys} keys: ' +
           ', '.join(f'{k} {100 * v / runs:.0f} %' for k, v in sorted(where.items())))
+    if kn:
+        print('  kwq\'s timer interrupts came on: ' +
+              ', '.join(f'{k} {100 * v / kn:.0f} %' for k, v in sorted(kwhom.items())))
 
 
 if __name__ == '__main__':
