@@ -36,7 +36,10 @@ T=/sys/kernel/tracing
 case " $FIGURES " in
 *" hops"*)
 	# The boot's events record nothing until a hops run.
-	{ [ -d $T/events ] || mount -t tracefs none $T; } && echo 0 > $T/tracing_on || exit 1 ;;
+	if ! { { [ -d $T/events ] || mount -t tracefs none $T; } && echo 0 > $T/tracing_on; }; then
+		echo "KWQB-FAIL tracefs"
+		failed=1
+	fi ;;
 esac
 hops() {
 	if ! { { [ -d $T/events ] || mount -t tracefs none $T; } &&

@@ -106,7 +106,7 @@ if ((wall)); then
 	vm=(--smp 2 --mem 2048)
 	# The hops figures' events, on from the boot (bench/guest-ab.sh says why).
 	if [[ " ${figs[*]} " == *" hops"* ]]; then
-		vm+=(--append "trace_event=irq_vectors:local_timer_entry,irq_vectors:local_timer_exit,irq_vectors:call_function_single_entry,timer:hrtimer_expire_entry,timer:hrtimer_start,sched:sched_wakeup,sched:sched_switch,raw_syscalls:sys_enter,raw_syscalls:sys_exit")
+		vm+=(--append "trace_event=irq_vectors:local_timer_entry,irq_vectors:local_timer_exit,irq_vectors:call_function_single_entry,timer:hrtimer_expire_entry,timer:hrtimer_start,sched:sched_waking,sched:sched_wakeup,sched:sched_switch,raw_syscalls:sys_enter,raw_syscalls:sys_exit")
 	fi
 else
 	say "booting with -icount: ${#revs[@]} versions, 2 rounds"
@@ -168,7 +168,8 @@ awk '$1 == "KWQB-TRACE-BEGIN" { print $2, $3, $4 }' "$out/guest.out" | sort -u |
 		echo "v$v round $r, $f: add-after lateness hop by hop (traced)"
 		if ((ok)); then
 			scripts/trace-hops.py "$out/trace-v$v-$r-$f-kwq.txt" \
-				"$out/trace-v$v-$r-$f-base.txt" | tee "$out/hops-v$v-$r-$f.txt"
+				"$out/trace-v$v-$r-$f-base.txt" | tee "$out/hops-v$v-$r-$f.txt" ||
+				echo "  (trace-hops.py failed on these traces)"
 		else
 			echo "  (a trace could not be decoded; see $out/guest.out)"
 		fi

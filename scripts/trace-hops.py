@@ -2,26 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where an add-after's lateness goes, hop by hop, against clock_nanosleep.
 
-    scripts/trace-hops.py KWQ_TRACE BASE_TRACE
+    scripts/trace-hops.py [--wakes] KWQ_TRACE BASE_TRACE
 
 The two files are ftrace text of `kwq_bench delay` and `kwq_bench
 delay-base` runs of the same deadlines (bench/guest-ab.sh's hops figures
-record them; scripts/bench-ab.sh calls this). For every time the timer
-woke the sleeping consumer, it splits the way from the deadline to the
-consumer's clock read into hops:
+record them; scripts/bench-ab.sh calls this). For every time a run of the
+timer (kwq's queue timer, hard or soft; the sleeper's hrtimer_wakeup)
+woke the consumer while it slept, it splits the way from the timer's
+expiry to the consumer's clock read into hops:
 
-  deadline -> run     how late the timer ran (kwq_fire's ns for the first
-                      key of the run; hrtimer_wakeup's now - expires)
-  run -> wake-up      the timer's work up to the consumer's wake-up
+  deadline -> run     how late the timer ran: its hrtimer_expire_entry's
+                      now less the expiry its last hrtimer_start gave it
+  run -> wake-up      the run's work up to the consumer's sched_waking
+                      (in the same context, on the same CPU)
   wake-up -> on CPU   the rest of the interrupt, the switch to the consumer
+                      (on whichever CPU it runs)
   on CPU -> return    the rest of the call it slept in (a get, a nanosleep)
   return -> clock     its clock read, when that is a system call
 
 Hops are in the trace clock (local_clock()), the lateness in ktime; both
 in microseconds. Tracing slows both runs: the hops say where, not how
-much. Also counts the wake-ups per key, the share of wake-ups sent to
-another CPU, the timer interrupts and the time spent in them (from the
-first timer run on), and where kwq's timer ran its steps.
+much. Also counts the wake-ups per key, the share that went to another
+CPU, the timer wake-ups that found the consumer still on a CPU, the
+timer interrupts and the time spent in them (from the first timer run
+on), and where kwq's timer ran its steps. --wakes prints each wake-up
+instead: who, its CPU and context (h, s), whether it went to another
+CPU, the hops.
 """
 import re
 import sys
@@ -56,11 +62,6 @@ def syscall_nr(e):
     return int(m.group(1)) if m else -1
 
 
-def in_hardirq(e):
-    """The flags' third letter: h (hard interrupt) or H (one inside a softirq)."""
-    return len(e['fl']) > 2 and e['fl'][2] in 'hH'
-
-
 def consumer_pid(ev):
     """The task the timer's wake-ups went to most: the consumer."""
     woken = Counter(int(field(e, 'pid')) for e in ev
@@ -68,53 +69,74 @@ def consumer_pid(ev):
     return woken.most_common(1)[0][0] if woken else -1
 
 
-def wakes(ev, is_run, lateness, waiting_nr):
+def context(e):
+    """The flags' third letter: h (hard interrupt, H: one inside a softirq), s, or '.'."""
+    c = e['fl'][2] if len(e['fl']) > 2 else '.'
+    return 'h' if c in 'hH' else c
+
+
+def next_event(ev, i, pred):
+    """The index of the first event after i that pred() accepts, or None."""
+    for j in range(i + 1, len(ev)):
+        if pred(ev[j]):
+            return j
+    return None
+
+
+def wakes(ev, is_timer, waiting_nr):
     """
-    Each wake-up of the sleeping consumer by a timer run, as a dict of hops.
-    is_run(e) says whether e starts a timer run; lateness(e) its deadline ->
-    run hop, or None.
+    Each wake-up of the sleeping consumer by a run of a timer is_timer()
+    accepts (its hrtimer_expire_entry), as a dict of hops, its CPU and
+    whether it went to another CPU; and how many such wake-ups found the
+    consumer still on a CPU. A run's lateness is its hrtimer_expire_entry's
+    now less the expiry its last hrtimer_start gave it; its wake-up is the
+    consumer's sched_waking in the same context (hard or soft interrupt)
+    on the same CPU, the first of that run.
     """
     pid = consumer_pid(ev)
-    out, run, cross = [], {}, 0
-    i = 0
-    while i < len(ev):
-        e = ev[i]
-        if is_run(e):
-            late = lateness(e)
-            if late is not None and e['cpu'] not in run:
-                run[e['cpu']] = (e['t'], late)
-        elif e['ev'] == 'local_timer_entry':
-            run.pop(e['cpu'], None)
-        elif (e['ev'] == 'sched_wakeup' and in_hardirq(e) and
-              field(e, 'pid') == str(pid) and e['cpu'] in run):
-            t_run, late = run.pop(e['cpu'])
-            target = int(field(e, 'target_cpu'))
-            cross += target != e['cpu']
-            hop = {'deadline -> run': late, 'run -> wake-up': e['t'] - t_run}
-            j = i + 1
-            while j < len(ev) and not (ev[j]['ev'] == 'sched_switch' and
-                                       field(ev[j], 'next_pid') == str(pid)):
-                j += 1
-            k = j + 1
-            while k < len(ev) and not (ev[k]['ev'] == 'sys_exit' and ev[k]['pid'] == pid):
-                k += 1
-            if k < len(ev) and syscall_nr(ev[k]) == waiting_nr:
-                hop['wake-up -> on CPU'] = ev[j]['t'] - e['t']
-                hop['on CPU -> return'] = ev[k]['t'] - ev[j]['t']
-                total = late + ev[k]['t'] - t_run
-                c = k + 1
-                while c < len(ev) and not (ev[c]['ev'] == 'sys_enter' and ev[c]['pid'] == pid):
-                    c += 1
-                if c < len(ev) and syscall_nr(ev[c]) == NR_CLOCK_GETTIME:
-                    while c < len(ev) and not (ev[c]['ev'] == 'sys_exit' and ev[c]['pid'] == pid):
-                        c += 1
-                    if c < len(ev):
-                        hop['return -> clock'] = ev[c]['t'] - ev[k]['t']
-                        total += hop['return -> clock']
-                hop['sum'] = total
-                out.append(hop)
-        i += 1
-    return out, cross
+    expires, run, out, awake, on_cpu = {}, {}, [], 0, False
+    for i, e in enumerate(ev):
+        if e['ev'] == 'hrtimer_start':
+            expires[(field(e, 'hrtimer'), field(e, 'function'))] = int(field(e, 'expires'))
+        elif e['ev'] == 'hrtimer_expire_entry':
+            key = (field(e, 'hrtimer'), field(e, 'function'))
+            if is_timer(e) and key in expires:
+                run[(e['cpu'], context(e))] = (e['t'], (int(field(e, 'now')) - expires[key]) / 1e3)
+            else:
+                run.pop((e['cpu'], context(e)), None)
+        elif e['ev'] == 'sched_switch':
+            if field(e, 'next_pid') == str(pid):
+                on_cpu = True
+            elif field(e, 'prev_pid') == str(pid):
+                on_cpu = False
+        elif (e['ev'] == 'sched_waking' and field(e, 'pid') == str(pid) and
+              (e['cpu'], context(e)) in run):
+            t_run, late = run.pop((e['cpu'], context(e)))
+            if on_cpu:
+                awake += 1
+                continue
+            j = next_event(ev, i, lambda x: (x['ev'] == 'sched_switch' and
+                                              field(x, 'next_pid') == str(pid)) or
+                           (x['ev'] == 'sys_exit' and x['pid'] == pid))
+            if j is None or ev[j]['ev'] != 'sched_switch':
+                continue
+            k = next_event(ev, j, lambda x: x['ev'] == 'sys_exit' and x['pid'] == pid)
+            if k is None or syscall_nr(ev[k]) != waiting_nr:
+                continue
+            hop = {'deadline -> run': late, 'run -> wake-up': e['t'] - t_run,
+                   'wake-up -> on CPU': ev[j]['t'] - e['t'],
+                   'on CPU -> return': ev[k]['t'] - ev[j]['t'],
+                   'cpu': e['cpu'], 'ctx': context(e), 'cross': ev[j]['cpu'] != e['cpu']}
+            total = late + ev[k]['t'] - t_run
+            c = next_event(ev, k, lambda x: x['ev'] == 'sys_enter' and x['pid'] == pid)
+            if c is not None and syscall_nr(ev[c]) == NR_CLOCK_GETTIME:
+                x = next_event(ev, c, lambda x: x['ev'] == 'sys_exit' and x['pid'] == pid)
+                if x is not None:
+                    hop['return -> clock'] = ev[x]['t'] - ev[k]['t']
+                    total += hop['return -> clock']
+            hop['sum'] = total
+            out.append(hop)
+    return out, awake
 
 
 def interrupts(ev):
@@ -157,53 +179,58 @@ def cell(v):
     return f'{pct(v, 50):.0f} / {pct(v, 90):.0f}'
 
 
+def kwq_timer(e):
+    """kwq's queue timer (hard) or the soft one it hands a step to."""
+    return field(e, 'function') in ('kwq_timer_hard_fn', 'kwq_rerun_fn', 'kwq_timer_fn')
+
+
+def base_timer(e):
+    return field(e, 'function') == 'hrtimer_wakeup'
+
+
+def row(label, kwq, base):
+    print(f'  {label:58s} {kwq:>12s} {base:>16s}')
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit('usage: trace-hops.py KWQ_TRACE BASE_TRACE')
-    kev, bev = parse(sys.argv[1]), parse(sys.argv[2])
-
-    def kwq_run(e):
-        return e['ev'] == 'kwq_fire'
-
-    def kwq_late(e):
-        return int(field(e, 'ns')) / 1e3
-
-    starts = {}
-
-    def base_run(e):
-        if e['ev'] == 'hrtimer_start' and field(e, 'function') == 'hrtimer_wakeup':
-            starts[e['cpu']] = int(field(e, 'expires'))
-        return e['ev'] == 'hrtimer_expire_entry' and field(e, 'function') == 'hrtimer_wakeup'
-
-    def base_late(e):
-        # The sleeper armed its timer on this CPU just before it slept.
-        exp = starts.pop(e['cpu'], None)
-        return None if exp is None else (int(field(e, 'now')) - exp) / 1e3
-
-    kw, kcross = wakes(kev, kwq_run, kwq_late, NR_IOCTL)
-    bw, bcross = wakes(bev, base_run, base_late, NR_CLOCK_NANOSLEEP)
+    args = sys.argv[1:]
+    dump = bool(args) and args[0] == '--wakes'
+    if dump:
+        args = args[1:]
+    if len(args) != 2:
+        sys.exit('usage: trace-hops.py [--wakes] KWQ_TRACE BASE_TRACE')
+    kev, bev = parse(args[0]), parse(args[1])
+    kw, kawake = wakes(kev, kwq_timer, NR_IOCTL)
+    bw, bawake = wakes(bev, base_timer, NR_CLOCK_NANOSLEEP)
     keys = sum(e['ev'] == 'kwq_fire' for e in kev)
     if not kw or not bw or not keys:
         sys.exit('trace-hops.py: no timer wake-up of a sleeping consumer traced')
+    if dump:
+        # One line per wake-up: who, its CPU and context, whether it went
+        # to another CPU, the hops.
+        for who, ws in (('kwq', kw), ('base', bw)):
+            for w in ws:
+                print(who, w['cpu'], w['ctx'], int(w['cross']),
+                      ' '.join(f'{w[h]:.2f}' if h in w else '-' for h in HOPS))
+        return
     print(f'{"per timer wake-up of the sleeping consumer, us (p50 / p90)":60s}'
           f' {"kwq":>12s} {"clock_nanosleep":>16s}')
     for h in HOPS:
-        print(f'  {h:58s} {cell([w[h] for w in kw if h in w]):>12s}'
-              f' {cell([w[h] for w in bw if h in w]):>16s}')
-    print(f'  {"wake-ups traced (per key)":58s} {f"{len(kw)} ({len(kw) / keys:.2f})":>12s}'
-          f' {f"{len(bw)} ({len(bw) / keys:.2f})":>16s}')
-    print(f'  {"of them sent to another CPU":58s} {f"{100 * kcross / len(kw):.0f} %":>12s}'
-          f' {f"{100 * bcross / len(bw):.0f} %":>16s}')
+        row(h, cell([w[h] for w in kw if h in w]), cell([w[h] for w in bw if h in w]))
+    row('timer wake-ups of the sleeping consumer (per key)', f'{len(kw)} ({len(kw) / keys:.2f})',
+        f'{len(bw)} ({len(bw) / keys:.2f})')
+    row('of them sent to another CPU', f'{100 * sum(w["cross"] for w in kw) / len(kw):.0f} %',
+        f'{100 * sum(w["cross"] for w in bw) / len(bw):.0f} %')
+    row('timer wake-ups that found it still on a CPU', str(kawake), str(bawake))
     kn, kbusy, kidle, kwhom = interrupts(kev)
     bn, bbusy, bidle, _ = interrupts(bev)
-    print(f'  {"timer interrupts (per key)":58s} {f"{kn} ({kn / keys:.2f})":>12s}'
-          f' {f"{bn} ({bn / keys:.2f})":>16s}')
-    print(f'  {"ms in them on a busy CPU / on an idle one":58s} {f"{kbusy:.1f} / {kidle:.1f}":>12s}'
-          f' {f"{bbusy:.1f} / {bidle:.1f}":>16s}')
+    row('timer interrupts (per key)', f'{kn} ({kn / keys:.2f})', f'{bn} ({bn / keys:.2f})')
+    row('ms in them on a busy CPU / on an idle one', f'{kbusy:.1f} / {kidle:.1f}',
+        f'{bbusy:.1f} / {bidle:.1f}')
     where = Counter()
     for e in kev:
-        if e['ev'] == 'hrtimer_expire_entry' and 'kwq' in e['a']:
-            where['soft' if not in_hardirq(e) else 'hard, idle CPU' if e['comm'] == '<idle>'
+        if e['ev'] == 'hrtimer_expire_entry' and kwq_timer(e):
+            where['soft' if context(e) != 'h' else 'hard, idle CPU' if e['comm'] == '<idle>'
                   else 'hard, busy CPU'] += 1
     runs = sum(where.values())
     print(f'  kwq timer runs: {runs} for {keys} keys: ' +
