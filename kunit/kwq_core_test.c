@@ -877,7 +877,7 @@ static void kwq_test_memory_per_key(struct kunit *test)
 
 struct stress {
 	struct kwq *q;
-	bool stop;
+	u8 stop;
 	atomic_t busy[STRESS_KEYS];	/* consumers holding the key now */
 	atomic64_t gen[STRESS_KEYS];	/* bumped before each add */
 	atomic64_t seen[STRESS_KEYS];	/* gen observed after a get */
@@ -1017,7 +1017,7 @@ struct add_race {
 	struct kwq *q;
 	int published;		/* the round whose key the thread adds (the test writes) */
 	int added;		/* the last round it added (the thread writes) */
-	bool stop;
+	u8 stop;
 	atomic_t errors;
 	struct completion finished;
 	char thread_key[RACE_KEY_LEN];

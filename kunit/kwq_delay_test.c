@@ -728,8 +728,8 @@ struct follow {
 	unsigned int from;	/* the adders' CPU, where the timer starts */
 	unsigned int to;	/* the consumer's CPU */
 	bool spin;		/* the adder keeps @from busy until @first_taken */
-	bool first_taken;
-	bool asleep;		/* the consumer is about to wait for its second key */
+	u8 first_taken;
+	u8 asleep;		/* the consumer is about to wait for its second key */
 	ktime_t next_due;	/* no later than the deadline of the second key taken */
 	int got, early;
 	struct completion added;
@@ -1014,7 +1014,7 @@ static void kwq_delay_test_lateness(struct kunit *test)
 
 struct dstress {
 	struct kwq *q;
-	bool stop;
+	u8 stop;
 	atomic64_t gen[DSTRESS_KEYS];
 	atomic64_t seen[DSTRESS_KEYS];
 	atomic_t busy[DSTRESS_KEYS];

@@ -299,7 +299,7 @@ static void kwq_payload_test_no_room(struct kunit *test)
 
 struct pstress {
 	struct kwq *q;
-	bool stop;
+	u8 stop;
 	atomic64_t gen[PSTRESS_KEYS];	/* the sequence number of the key's last payload */
 	atomic64_t seen[PSTRESS_KEYS];	/* the highest one handed out */
 	atomic_t errors;

@@ -57,7 +57,7 @@ struct pool_env {
 	atomic_t late;
 	atomic_t deadlk;
 	atomic_t interrupted;
-	bool stopped;
+	u8 stopped;
 	atomic_t seen[NKEYS];
 	struct completion entered;
 	struct completion all_in;

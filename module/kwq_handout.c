@@ -23,7 +23,7 @@ static bool kwq_may_wait_for(int ret)
 /* One look of the wait loop: -ECANCELED once @stop is set, else a take. */
 static __always_inline int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *len,
 					struct kwq_lease *lease, struct kwq_handout *h,
-					const bool *stop)
+					const u8 *stop)
 {
 	int ret;
 
@@ -42,7 +42,7 @@ static __always_inline int kwq_try_take(struct kwq *q, void *buf, u32 cap, u32 *
  */
 static noinline int kwq_try_take_again(struct kwq *q, void *buf, u32 cap, u32 *len,
 				       struct kwq_lease *lease, struct kwq_handout *h,
-				       const bool *stop)
+				       const u8 *stop)
 {
 	return kwq_try_take(q, buf, cap, len, lease, h, stop);
 }
@@ -54,7 +54,7 @@ static noinline int kwq_try_take_again(struct kwq *q, void *buf, u32 cap, u32 *l
  */
 static noinline int kwq_get_sleep(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 				  struct kwq_lease *lease, struct kwq_handout *h,
-				  const bool *stop)
+				  const u8 *stop)
 {
 	DEFINE_WAIT(wait);
 	bool keeper = false, slept = false;
@@ -122,7 +122,7 @@ static noinline int kwq_get_sleep(struct kwq *q, void *buf, u32 cap, u32 *len, k
  * Return: as kwq_get(), and -ECANCELED.
  */
 int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
-		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop)
+		 struct kwq_lease *lease, struct kwq_handout *h, const u8 *stop)
 {
 	int ret;
 

@@ -14,6 +14,11 @@
  *  - kwq_registry_lock, a mutex, protects the list of named queues and
  *    kwq.registered. It is taken before kwq.lock, never inside it.
  *  - kwq.ref (kref) keeps the object alive; each sleeper holds one.
+ *
+ * A flag read without a lock (READ_ONCE()) is a u8, never a bool: with
+ * UBSAN's bool check on, gcc 12 instruments a READ_ONCE() of a _Bool as
+ * a plain read, so KCSAN takes every such read for a data race
+ * (scripts/lint.sh refuses the pattern).
  */
 #ifndef _KWQ_INTERNAL_H
 #define _KWQ_INTERNAL_H
@@ -247,7 +252,7 @@ struct kwq_hist {
  * @timer_cpu_idle: without PREEMPT_RT, @timer was last restarted by a
  *	run of it that found @timer_cpu idle; false after any other start
  *	(an add's, a pull's). Written under @lock; read without it by
- *	kwq_timer_pull() as a hint.
+ *	kwq_timer_pull() as a hint. A u8 (see the top of this file).
  * @next_ticket: the ticket the last hand-out got; 64-bit, never wraps.
  * @timer_keeper: 1 while one sleeping consumer keeps the timer
  *	(kwq_consumer_timer()): with PREEMPT_RT its own hrtimer for @armed,
@@ -362,7 +367,7 @@ struct kwq {
 	u64 stamp_now;
 	bool now_valid;
 	bool stamp_valid;
-	bool timer_cpu_idle;
+	u8 timer_cpu_idle;
 	u64 next_ticket;
 	atomic_t timer_keeper;
 	int timer_cpu;
@@ -433,7 +438,7 @@ void kwq_lease_end_ctx(struct kwq *q, struct kwq_lease *lease, bool may_sleep);
 void kwq_shutdown_ctx(struct kwq *q, bool may_sleep);
 bool kwq_pool_handles(const struct kwq *q);
 int kwq_get_wait(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
-		 struct kwq_lease *lease, struct kwq_handout *h, const bool *stop);
+		 struct kwq_lease *lease, struct kwq_handout *h, const u8 *stop);
 int kwq_get_leased(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline,
 		   struct kwq_lease *lease, struct kwq_handout *h);
 int kwq_done_leased(struct kwq *q, const void *key, u32 len, struct kwq_lease *lease,

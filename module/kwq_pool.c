@@ -60,6 +60,7 @@ struct kwq_pool_worker {
  * @max_retries: see struct kwq_pool_attr.
  * @nr_workers: threads started, the length of @w.
  * @stopping: set by kwq_pool_stop(); workers take no new key once it is.
+ *	A u8, not a bool, as every flag read with READ_ONCE() (kwq_internal.h).
  * @running: threads that have not left their loop; kwq_pool_stop() waits
  *	for it to reach 0 (wait_var_event()).
  * @busy: handlers running now.
@@ -80,7 +81,7 @@ struct kwq_pool {
 	void *ctx;
 	u32 max_retries;
 	u32 nr_workers;
-	bool stopping;
+	u8 stopping;
 	atomic_t running;
 	atomic_t busy;
 	atomic_t peak_busy;

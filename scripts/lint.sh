@@ -166,6 +166,39 @@ sys.exit(bad)
 EOF
 result $status "Documentation/*.rst parse without warnings (docutils)" "$tmp/out"
 
+# No bool read or written with READ_ONCE()/WRITE_ONCE() (or the acquire/
+# release pair): with UBSAN's bool check on, gcc 12 instruments a
+# READ_ONCE() of a _Bool as a plain read, and KCSAN on the debug kernels
+# reports each such lockless read as a data race (kwq_internal.h). Fields
+# are matched by name against every `bool NAME;` in the same sources.
+status=0
+python3 - "$top" >"$tmp/out" 2>&1 <<'EOF' || status=1
+import glob
+import re
+import sys
+
+top = sys.argv[1]
+files = [f for d in ("module", "kunit", "samples", "bench") for f in
+         glob.glob(f"{top}/{d}/*.[ch]")]
+bools = set()
+for f in files:
+    with open(f, encoding="utf-8") as src:
+        bools.update(re.findall(r"^\s*bool\s+(\w+)\s*;", src.read(), re.M))
+marked = re.compile(r"\b(READ_ONCE|WRITE_ONCE|smp_load_acquire|smp_store_release)"
+                    r"\(\s*([^,()]*(?:\([^()]*\))?[^,()]*)")
+bad = 0
+for f in files:
+    with open(f, encoding="utf-8") as src:
+        for n, line in enumerate(src, 1):
+            for m in marked.finditer(line):
+                name = re.split(r"->|\.|\*", m.group(2))[-1].strip()
+                if name in bools:
+                    bad = 1
+                    print(f"{f[len(top) + 1:]}:{n}: {m.group(1)}() of the bool {name}: make it a u8")
+sys.exit(bad)
+EOF
+result $status "no bool behind READ_ONCE()/WRITE_ONCE() (KCSAN reads it as plain)" "$tmp/out"
+
 status=0
 (cd "$top" && shellcheck -x scripts/*.sh scripts/guest/*.sh scripts/plant/*.sh bench/*.sh .ci/run) >"$tmp/out" 2>&1 || status=1
 result $status "shellcheck on every script" "$tmp/out"
