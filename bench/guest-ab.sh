@@ -36,15 +36,14 @@ T=/sys/kernel/tracing
 case " $FIGURES " in
 *" hops"*)
 	# The boot's events record nothing until a hops run.
-	if ! { { [ -d $T/events ] || mount -t tracefs none $T; } && echo 0 > $T/tracing_on; }; then
+	if ! { { [ -d $T/events ] || mount -t tracefs none $T; } &&
+		echo 0 > $T/tracing_on && echo 65536 > $T/buffer_size_kb; }; then
 		echo "KWQB-FAIL tracefs"
 		failed=1
 	fi ;;
 esac
 hops() {
-	if ! { { [ -d $T/events ] || mount -t tracefs none $T; } &&
-		echo 0 > $T/tracing_on && echo 65536 > $T/buffer_size_kb &&
-		echo 1 > $T/events/kwq/kwq_fire/enable; }; then
+	if ! echo 1 > $T/events/kwq/kwq_fire/enable; then
 		echo "KWQB-FAIL $3 v$1"
 		failed=1
 		return

@@ -83,9 +83,9 @@ def next_event(ev, i, pred):
     return None
 
 
-def wakes(ev, is_timer, waiting_nr):
+def wakes(ev, pid, is_timer, waiting_nr):
     """
-    Each wake-up of the sleeping consumer by a run of a timer is_timer()
+    Each wake-up of the sleeping consumer (pid) by a run of a timer is_timer()
     accepts (its hrtimer_expire_entry), as a dict of hops, its CPU and
     whether it went to another CPU; and how many such wake-ups found the
     consumer still on a CPU. A run's lateness is its hrtimer_expire_entry's
@@ -93,7 +93,6 @@ def wakes(ev, is_timer, waiting_nr):
     consumer's sched_waking in the same context (hard or soft interrupt)
     on the same CPU, the first of that run.
     """
-    pid = consumer_pid(ev)
     expires, run, out, awake, on_cpu = {}, {}, [], 0, False
     for i, e in enumerate(ev):
         if e['ev'] == 'hrtimer_start':
@@ -139,16 +138,16 @@ def wakes(ev, is_timer, waiting_nr):
     return out, awake
 
 
-def interrupts(ev):
+def interrupts(ev, pid, is_timer):
     """
-    The timer interrupts from the first timer run on (local_timer_entry to
-    its exit): how many, the time in them on a busy and on an idle CPU,
-    and whom they interrupted (the consumer, another task of the
-    benchmark: kwq's producer, an idle CPU, anything else).
+    The timer interrupts from the first run of a timer is_timer() accepts
+    on (local_timer_entry to its exit): how many, the time in them on a
+    busy and on an idle CPU, and whom they interrupted (the consumer, pid;
+    another task of the benchmark: kwq's producer; an idle CPU; anything
+    else).
     """
-    runs = [e['t'] for e in ev if e['ev'] == 'kwq_fire' or
-            (e['ev'] == 'hrtimer_expire_entry' and field(e, 'function') == 'hrtimer_wakeup')]
-    start, entered, pid = (min(runs) if runs else 0), {}, consumer_pid(ev)
+    runs = [e['t'] for e in ev if e['ev'] == 'hrtimer_expire_entry' and is_timer(e)]
+    start, entered = (min(runs) if runs else 0), {}
     n, busy, idle, whom = 0, 0.0, 0.0, Counter()
     for e in ev:
         if e['t'] < start:
@@ -200,8 +199,9 @@ def main():
     if len(args) != 2:
         sys.exit('usage: trace-hops.py [--wakes] KWQ_TRACE BASE_TRACE')
     kev, bev = parse(args[0]), parse(args[1])
-    kw, kawake = wakes(kev, kwq_timer, NR_IOCTL)
-    bw, bawake = wakes(bev, base_timer, NR_CLOCK_NANOSLEEP)
+    kpid, bpid = consumer_pid(kev), consumer_pid(bev)
+    kw, kawake = wakes(kev, kpid, kwq_timer, NR_IOCTL)
+    bw, bawake = wakes(bev, bpid, base_timer, NR_CLOCK_NANOSLEEP)
     keys = sum(e['ev'] == 'kwq_fire' for e in kev)
     if not kw or not bw or not keys:
         sys.exit('trace-hops.py: no timer wake-up of a sleeping consumer traced')
@@ -222,8 +222,8 @@ def main():
     row('of them sent to another CPU', f'{100 * sum(w["cross"] for w in kw) / len(kw):.0f} %',
         f'{100 * sum(w["cross"] for w in bw) / len(bw):.0f} %')
     row('timer wake-ups that found it still on a CPU', str(kawake), str(bawake))
-    kn, kbusy, kidle, kwhom = interrupts(kev)
-    bn, bbusy, bidle, _ = interrupts(bev)
+    kn, kbusy, kidle, kwhom = interrupts(kev, kpid, kwq_timer)
+    bn, bbusy, bidle, _ = interrupts(bev, bpid, base_timer)
     row('timer interrupts (per key)', f'{kn} ({kn / keys:.2f})', f'{bn} ({bn / keys:.2f})')
     row('ms in them on a busy CPU / on an idle one', f'{kbusy:.1f} / {kidle:.1f}',
         f'{bbusy:.1f} / {bidle:.1f}')
