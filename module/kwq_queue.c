@@ -54,11 +54,9 @@ static unsigned long kwq_hold_max_ns;
 static int kwq_hold_max_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned long v;
-	int ret = kstrtoul(val, 0, &v);
 
-	if (ret)
-		return ret;
-	if (v)
+	/* Not a number, one beyond 64 bits (-ERANGE) or not 0: -EINVAL, as documented. */
+	if (kstrtoul(val, 0, &v) || v)
 		return -EINVAL;
 	WRITE_ONCE(*(unsigned long *)kp->arg, 0);
 	return 0;

@@ -158,6 +158,18 @@ static void test_params(void)
 		is(param_read(p->name), old, "%s is back at %lld", p->name, old);
 	}
 
+	/* The measurements take only 0, a reset; anything else is -EINVAL. */
+	for (i = 0; i < 2; i++) {
+		static const char *const hold[] = { "hold_max_keys", "hold_max_ns" };
+		static const char *const bad[] = { "1", "-1", "abc", "18446744073709551616" };
+
+		ok(param_read(hold[i]) >= 0, "%s reads a number", hold[i]);
+		for (j = 0; j < 4; j++)
+			is(param_write(hold[i], bad[j]), -EINVAL,
+			   "writing \"%s\" to %s fails with -EINVAL", bad[j], hold[i]);
+		is(param_write(hold[i], "0"), 0, "%s takes 0", hold[i]);
+	}
+
 	/* max_items_per_queue applies to queues created after a change. */
 	items = param_read("max_items_per_queue");
 	snprintf(qa, sizeof(qa), "lp-old-%d", getpid());
