@@ -155,6 +155,12 @@ static void test_open_and_share(void)
 	is(done_s(cons, "x"), -EIDRM, "done after destroy -> EIDRM");
 	is(kwq_shutdown_drain(cons, 0, 0), -EIDRM, "drain after destroy -> EIDRM");
 	ok(stats_of(cons).state & KWQ_STATE_DESTROYED, "stats still answer: state destroyed");
+	{
+		struct pollfd p = { .fd = cons, .events = POLLIN };
+
+		is(poll(&p, 1, 0), 1, "poll after destroy: readable, a get no longer blocks");
+		ok(p.revents & POLLIN, "... with POLLIN");
+	}
 	is(kwq_shutdown(cons), 0, "shutdown after destroy does nothing: 0");
 	is(kwq_destroy(cons), 0, "a second destroy does nothing: 0");
 	close(prod);
