@@ -667,7 +667,10 @@ struct kwq_ioc_list {
 /**
  * struct kwq_ioc_drain - shut down and wait until all work is done
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up at (-ETIMEDOUT);
- *	KWQ_DEADLINE_FOREVER waits without a timeout.
+ *	KWQ_DEADLINE_FOREVER waits without a timeout. KWQ_DEADLINE_NOWAIT,
+ *	or any deadline on an O_NONBLOCK file, does not wait: a drain that
+ *	finds keys queued or processing fails with -ETIMEDOUT at once (not
+ *	-EAGAIN), the queue shut down all the same.
  * @flags: KWQ_DRAIN_FLUSH_WAITING to queue waiting keys at once and wait
  *	for them too; without it they are dropped, as by shutdown.
  * @pad: must be 0.

@@ -530,6 +530,11 @@ static void test_delays(void)
 	   "flush-drain queues the waiting key (and has work left)");
 	is(stats_of(fd).fired, st.fired + 1, "the flushed entry counts in fired");
 	is(get_is(fd, "f"), 0, "flushed key ready at once");
+	/* An O_NONBLOCK file does not wait either: -ETIMEDOUT, never -EAGAIN. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	is(kwq_shutdown_drain(fd, -1, 0), -ETIMEDOUT,
+	   "drain without a timeout on an O_NONBLOCK file, a key processing -> ETIMEDOUT at once");
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	done_s(fd, "f");
 	is(kwq_shutdown_drain(fd, 1000000000, 0), 0, "drained");
 	is(kwq_add_after(fd, "g", 1, 1000, 0), -ESHUTDOWN, "add-after after shutdown -> ESHUTDOWN");

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -607,6 +608,142 @@ static void test_after_flags(void)
 	end_queue(fd);
 }
 
+/* ---- what write access tells about the keys a writer names --------------- */
+
+#define PROBE_N 6
+
+/* As another uid, write-only: the results of adds and cancels of root's keys. */
+static int writer_probes(void *arg)
+{
+	int *res = arg, fd;
+
+	if (become(OTHER_UID))
+		return 100;
+	fd = open_as("acc-probe", O_WRONLY);
+	if (fd < 0)
+		return 1;
+	res[0] = kwq_add(fd, "p/queued", 8);
+	res[1] = kwq_add(fd, "p/busy", 6);
+	res[2] = kwq_cancel(fd, "p/waiting", 9);
+	res[3] = kwq_cancel(fd, "p/none", 6);
+	res[4] = c_stats(fd);
+	res[5] = c_requeues(fd);
+	close(fd);
+	return 0;
+}
+
+static void test_writer_learns(void)
+{
+	int q = kwq_create("acc-probe", 0622, 0), i;
+	int *res = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char key[16];
+	size_t len = 0;
+
+	if (q < 0 || res == MAP_FAILED) {
+		ok(0, "probe: a 0622 queue and a shared page");
+		return;
+	}
+	for (i = 0; i < PROBE_N; i++)
+		res[i] = 12345;
+	kwq_add(q, "p/busy", 6);
+	ok(!kwq_get(q, key, sizeof(key), &len, 0) && len == 6, "probe: root takes p/busy");
+	kwq_add(q, "p/queued", 8);
+	is(after(q, "p/waiting", 3600000000000LL, 0), KWQ_ADD_WAITING, "probe: p/waiting waits");
+	is(run_child(writer_probes, res), 0, "probe: another uid opens the 0622 queue write-only");
+	is(res[0], KWQ_ADD_DUPLICATE, "probe: its add of a queued key says so (DUPLICATE)");
+	is(res[1], KWQ_ADD_DEFERRED, "probe: its add of a key being processed says so (DEFERRED)");
+	is(res[2], 1, "probe: its cancel of a waiting key says it was waiting (1)");
+	is(res[3], 0, "probe: and of an absent key says not (0)");
+	is(res[4], -EBADF, "probe: but STATS needs read (-EBADF)");
+	is(res[5], -EBADF, "probe: as does NUM_REQUEUES");
+	munmap(res, 4096);
+	end_queue(q);
+}
+
+/* ---- the group triplet counts supplementary groups ----------------------- */
+
+#define GROUP_GID	1000
+#define MEMBER_UID	1020
+
+static int make_group_queue(void *arg)
+{
+	(void)arg;
+	if (become(OWNER_UID))
+		return 100;
+	return kwq_create("acc-group", 0640, 0) >= 0 ? 0 : 1;
+}
+
+/* A uid whose primary group is its own, in @arg's supplementary groups. */
+static int open_as_member(void *arg)
+{
+	const gid_t *groups = arg;
+	int r, w;
+
+	if (setresgid(MEMBER_UID, MEMBER_UID, MEMBER_UID) ||
+	    setgroups(groups[0] ? 1 : 0, groups) || setresuid(MEMBER_UID, MEMBER_UID, MEMBER_UID))
+		return 100;
+	r = open_as("acc-group", O_RDONLY);
+	w = open_as("acc-group", O_WRONLY);
+	if (r >= 0)
+		close(r);
+	if (w >= 0)
+		close(w);
+	/* 0: read allowed, write refused; 1: both refused; else something else. */
+	if (r >= 0 && w == -EACCES)
+		return 0;
+	if (r == -EACCES && w == -EACCES)
+		return 1;
+	printf("# group: read %d, write %d\n", r, w);
+	return 2;
+}
+
+static void test_group(void)
+{
+	gid_t member[1] = { GROUP_GID }, none[1] = { 0 };
+
+	is(run_child(make_group_queue, NULL), 0, "group: uid %d makes a 0640 queue", OWNER_UID);
+	is(run_child(open_as_member, member), 0,
+	   "group: a uid with gid %d only as a supplementary group may read it, not write",
+	   GROUP_GID);
+	is(run_child(open_as_member, none), 1, "group: without that group, neither");
+	destroy_as_root("acc-group");
+}
+
+/* ---- a descriptor's scope is fixed when it is opened --------------------- */
+
+static int scope_after_unshare(void *arg)
+{
+	int old = *(int *)arg, fresh;
+
+	if (unshare(CLONE_NEWIPC))
+		return 100;
+	fresh = dev_open(O_RDONLY);
+	if (list_count(fresh, 0) != 0) {
+		printf("# scope: a new descriptor in the new IPC namespace lists queues\n");
+		return 1;
+	}
+	close(fresh);
+	if (list_count(old, 0) < 1) {
+		printf("# scope: the old descriptor lost the host's queues\n");
+		return 2;
+	}
+	if (kwq_open("acc-fixed", O_RDWR) != -ENOENT) {
+		printf("# scope: the host's queue is visible by name from the new namespace\n");
+		return 3;
+	}
+	return 0;
+}
+
+static void test_scope_fixed(void)
+{
+	int q = kwq_create("acc-fixed", 0600, 0), old = dev_open(O_RDONLY);
+
+	is(run_child(scope_after_unshare, &old), 0,
+	   "scope: after unshare(CLONE_NEWIPC) a descriptor opened before still lists the host's queues, a new one none");
+	close(old);
+	end_queue(q);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -618,5 +755,8 @@ int main(void)
 	test_scopes();
 	test_list_sizing();
 	test_after_flags();
+	test_writer_learns();
+	test_group();
+	test_scope_fixed();
 	return tap_done();
 }
