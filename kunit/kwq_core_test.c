@@ -479,15 +479,22 @@ static void kwq_test_drain_processing(struct kunit *test)
 {
 	struct kwq *q = test_queue(test);
 	struct drainer *d;
+	struct kwq_stats st;
 
 	add(q, "a");
 	expect_get(test, q, "a");
 	d = drainer_start(test, q);
 	KUNIT_EXPECT_EQ(test, add(q, "late"), -ESHUTDOWN);
 	KUNIT_EXPECT_TRUE(test, drainer_blocked(d));
+	/* A drain waiting right now is what KWQ_STATE_DRAINING says. */
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.state & (KWQ_STATE_DRAINING | KWQ_STATE_SHUTTING_DOWN),
+			KWQ_STATE_DRAINING | KWQ_STATE_SHUTTING_DOWN);
 	done(q, "a");
 	if (drainer_join(test, d))
 		KUNIT_EXPECT_EQ(test, d->ret, 0);
+	kwq_stats(q, &st);
+	KUNIT_EXPECT_FALSE(test, st.state & KWQ_STATE_DRAINING);
 }
 
 /* Drain also waits for keys still queued (client-go does not, #141079). */

@@ -364,7 +364,13 @@ static void test_epoll_before_attach(void)
 	struct kwq_ioc_open o;
 	int n;
 
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	is(poll(&p, 1, 2000), 1, "poll of an unattached descriptor returns at once");
+	ok(p.revents & POLLERR, "... with POLLERR (revents %#x)", p.revents);
 	is(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0, "epoll: add an unattached descriptor");
+	n = epoll_wait(ep, &out, 1, 0);
+	ok(n == 1 && (out.events & EPOLLERR), "epoll: which reports EPOLLERR before the attach");
 	memset(&o, 0, sizeof(o));
 	snprintf((char *)o.name, sizeof(o.name), "ho-epoll");
 	is(raw_ioctl(fd, KWQ_IOC_OPEN, &o), 0, "epoll: then attach it");

@@ -381,7 +381,15 @@ static void test_no_room(void)
 	is(kwq_add_batch(fd, e, 1, 0), 1, "an add batch works (without a payload)");
 	is(pget(fd, "b", "pb"), 0, "b with its payload");
 	is(pget(fd, "c", ""), 0, "c without one");
-	end_queue(fd);
+	/* The queue's kind refuses them whatever its state: after destroy too. */
+	is(kwq_destroy(fd), 0, "destroy it");
+	e[0].key_ptr = (uintptr_t)b0;
+	e[0].key_len = sizeof(b0);
+	is(kwq_get_batch(fd, e, 2, 0, 0), -EOPNOTSUPP, "after destroy GET_BATCH -> EOPNOTSUPP");
+	is(kwq_done_get(fd, "a", 1, &dr, kb, sizeof(kb), &len, 0), -EOPNOTSUPP,
+	   "... and DONE_GET -> EOPNOTSUPP");
+	is(kwq_add(fd, "d", 1), -EIDRM, "... while an add -> EIDRM");
+	close(fd);
 }
 
 /* What the child (another user) reports. */
