@@ -77,7 +77,7 @@ int kwq_core_init(void)
 		kwq_item_caches[i] =
 			kmem_cache_create(kwq_item_cache_names[i],
 					  kwq_item_alloc_size(kwq_rec_tail(i, KWQ_SMALL_KEY)),
-					  0, SLAB_ACCOUNT, NULL);
+					  0, 0, NULL);
 		if (!kwq_item_caches[i]) {
 			kwq_caches_destroy();
 			destroy_workqueue(kwq_resize_wq);
@@ -143,11 +143,14 @@ struct kwq_side_chunk {
 
 static_assert(sizeof(struct kwq_side_chunk) == sizeof(void *));
 
-/* Charged to the memory cgroup as records are (their caches are SLAB_ACCOUNT). */
-static struct kwq_side_chunk *kwq_side_chunk_alloc(gfp_t gfp)
+/*
+ * Charged to the memory cgroup as records are: only for a queue made by a
+ * user program (kwq.gfp has __GFP_ACCOUNT), whatever @gfp the caller has.
+ */
+static struct kwq_side_chunk *kwq_side_chunk_alloc(struct kwq *q, gfp_t gfp)
 {
 	return kmalloc(struct_size((struct kwq_side_chunk *)NULL, side, KWQ_SIDES_PER_CHUNK),
-		       gfp | __GFP_ACCOUNT);
+		       gfp | (q->gfp & __GFP_ACCOUNT));
 }
 
 /* Put a new chunk's sides with the spares (a constant number of them). */
@@ -177,7 +180,7 @@ static struct kwq_side_chunk *kwq_side_chunk_alloc_unlocked(struct kwq *q, gfp_t
 	struct kwq_side_chunk *c;
 
 	kwq_unlock(q);
-	c = kwq_side_chunk_alloc(gfp);
+	c = kwq_side_chunk_alloc(q, gfp);
 	kwq_lock(q);
 	return c;
 }
@@ -195,7 +198,7 @@ int kwq_side_reserve_locked(struct kwq *q, u32 want, gfp_t gfp)
 	struct kwq_side_chunk *c;
 
 	while (q->n_side_spare < want) {
-		c = kwq_side_chunk_alloc((q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
+		c = kwq_side_chunk_alloc(q, (q->gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN);
 		if (!c && gfp)
 			c = kwq_side_chunk_alloc_unlocked(q, gfp);
 		if (!c)
@@ -363,10 +366,16 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, u
 struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp)
 {
 	u32 kind = kwq_rec_kind(q);
-	struct kwq_item *it = k->len <= KWQ_SMALL_KEY ?
-			      kmem_cache_alloc(kwq_rec_cache(kind), gfp) :
-			      kmalloc(kwq_item_alloc_size(kwq_rec_tail(kind, k->len)), gfp);
+	struct kwq_item *it;
 
+	/*
+	 * The caches are not SLAB_ACCOUNT: a queue made by a user program
+	 * charges its records (kwq.gfp), a kernel module's queue charges none,
+	 * whoever adds (Documentation/kwq-limits.rst).
+	 */
+	gfp |= q->gfp & __GFP_ACCOUNT;
+	it = k->len <= KWQ_SMALL_KEY ? kmem_cache_alloc(kwq_rec_cache(kind), gfp) :
+	     kmalloc(kwq_item_alloc_size(kwq_rec_tail(kind, k->len)), gfp);
 	if (it)
 		kwq_item_init(it, k, kind);
 	return it;

@@ -165,6 +165,25 @@ if [ -f ./kwq_sample.ko ]; then
 	./bin/kwqctl --kernel add $s_q more >/dev/null
 	tap $? "the queue still takes keys"
 
+	# --- A kernel module's queue charges no cgroup, whoever adds ----------
+	# 40,000 records of about 80 bytes; a cgroup's per-CPU charge batches
+	# (64 pages a CPU) may show up to 13 bytes a key that are not kwq's.
+	s_q=s-charge
+	insmod ./kwq_sample.ko queue=$s_q create=1 workers=0
+	tap $? "kwq_sample makes $s_q, without workers"
+	s_k=$(./bin/kwq_sample_test charge --kernel $s_q k 0 40000)
+	tap $? "a program in a memory cgroup of its own adds 40,000 keys to it"
+	[ "${s_k:-999}" -lt 20 ]
+	tap $? "its cgroup is charged nothing for them (${s_k:-?} bytes a key)"
+	rmmod kwq_sample
+	./bin/kwqctl create s-charge-u --mode 0600 >/dev/null
+	s_u=$(./bin/kwq_sample_test charge s-charge-u u 0 40000)
+	[ "${s_u:-0}" -ge 60 ]
+	tap $? "the same adds to a user's queue are charged to it (${s_u:-?} bytes a key)"
+	./bin/kwqctl destroy s-charge-u >/dev/null
+	./bin/kwqctl --kernel destroy $s_q >/dev/null
+	tap $? "both queues are destroyed"
+
 	# --- The queue is destroyed under the module -------------------------
 	s_q=s-gone
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=3

@@ -14,6 +14,10 @@
  *	keys, take K more without finishing them, create FILE and wait to be
  *	killed (the K keys must come back to the queue).
  *
+ *   kwq_sample_test charge QUEUE PREFIX FIRST COUNT
+ *	in a memory cgroup of its own, add the keys as produce does and print
+ *	how many bytes that cgroup's memory.current grew by per key.
+ *
  * --kernel: QUEUE is one a kernel module made (kwq_open_kernel()).
  *
  * Exit status: 0 ok, 1 check failed or error, 2 usage.
@@ -28,11 +32,13 @@
 #include <unistd.h>
 
 #include "libkwq.h"
+#include "kwq_test_memcg.h"
 
 static const char usage_text[] =
 "usage: kwq_sample_test produce QUEUE PREFIX FIRST COUNT [--delay-us U] [--progress FILE]\n"
 "       kwq_sample_test consume QUEUE PREFIX FIRST COUNT [--timeout-ms T]\n"
 "                       [--done N --hold K [--ready FILE]] [-v]\n"
+"       kwq_sample_test charge QUEUE PREFIX FIRST COUNT\n"
 "       --kernel: QUEUE is a queue a kernel module made\n";
 
 struct opts {
@@ -113,6 +119,41 @@ static int produce(const char *name, const char *prefix, long first, long count,
 	}
 	printf("produced %ld\n", count);
 	close(fd);
+	return 0;
+}
+
+/* What the adds cost the adder's own memory cgroup, per key. */
+static int charge(const char *name, const char *prefix, long first, long count,
+		  const struct opts *o)
+{
+	char key[KWQ_KEY_MAX + 1], cg[128];
+	long long before, after;
+	long i;
+	int fd, len, ret;
+
+	ret = memcg_setup(cg, sizeof(cg), "charge");
+	if (!ret)
+		ret = memcg_join(cg);
+	if (ret)
+		return err("memory cgroup", ret);
+	fd = open_queue(name, O_WRONLY, o);
+	if (fd < 0)
+		return err("open", fd);
+	before = memcg_current(cg);
+	for (i = 0; i < count; i++) {
+		len = snprintf(key, sizeof(key), "%s/%ld", prefix, first + i);
+		ret = kwq_add(fd, key, (size_t)len);
+		if (ret < 0)
+			return err("add", ret);
+	}
+	after = memcg_current(cg);
+	close(fd);
+	/* Out again, so that the cgroup can go; what it was charged stays charged. */
+	write_file(CGROOT "/cgroup.procs", "0");
+	rmdir(cg);
+	if (before < 0 || after < 0 || !count)
+		return err("memory.current", -EIO);
+	printf("%lld\n", (after - before) / count);
 	return 0;
 }
 
@@ -259,5 +300,7 @@ int main(int argc, char **argv)
 		return produce(argv[1], argv[2], first, count, &o);
 	if (!strcmp(argv[0], "consume"))
 		return consume(argv[1], argv[2], first, count, &o);
+	if (!strcmp(argv[0], "charge"))
+		return charge(argv[1], argv[2], first, count, &o);
 	return usage();
 }
