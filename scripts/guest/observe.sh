@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # In the guest, with kwq loaded and lib.sh sourced: the three views of a
-# queue's statistics agree, and a tracepoint records a key.
+# queue's statistics agree, and a tracepoint records a key; kwqctl's
+# drain keeps to its timeout.
 
 tap_begin "observability-$(uname -r)"
 kwqctl create obs >/dev/null
@@ -37,6 +38,34 @@ kwqctl metrics | grep -q '^kwq_dedups_total{name="obs"} 1$'
 tap $? "kwqctl metrics without a name covers every queue"
 kwqctl top --interval 100 --count 2 | grep -q '^obs '
 tap $? "kwqctl top lists the queue"
+
+# drain --timeout 0 does not wait: with a key left it fails at once (exit
+# status 1) and leaves the queue shut down; without --timeout it waits.
+kwqctl create obs-drain >/dev/null
+kwqctl add obs-drain ns/left >/dev/null
+timeout 20 kwqctl drain obs-drain --timeout 0 2>/dev/null
+rc=$?
+[ $rc -eq 1 ]
+tap $? "kwqctl drain --timeout 0 with a key left fails at once (exit status $rc)"
+kwqctl stats obs-drain | grep -q '^queue obs-drain shutting-down' &&
+	[ "$(kwqctl len obs-drain)" = 1 ]
+tap $? "the failed drain left the queue shut down, its key queued"
+rm -f /tmp/drain.rc
+{
+	timeout 30 kwqctl drain obs-drain
+	echo $? >/tmp/drain.rc
+} &
+drain_pid=$!
+sleep 1
+[ ! -e /tmp/drain.rc ]
+tap $? "kwqctl drain without --timeout is still waiting after 1 s"
+kwqctl get obs-drain --done >/dev/null
+wait $drain_pid
+[ "$(cat /tmp/drain.rc)" = 0 ]
+tap $? "it ends with exit status 0 once the key is done"
+timeout 20 kwqctl drain obs-drain --timeout 0
+tap $? "kwqctl drain --timeout 0 of a drained queue succeeds"
+kwqctl destroy obs-drain
 
 t=""
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do

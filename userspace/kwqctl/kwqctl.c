@@ -79,7 +79,9 @@ static const char usage_text[] =
 "  shutdown NAME                refuse further adds\n"
 "  drain NAME [--timeout MS] [--flush]\n"
 "                               shut down and wait until all work is done\n"
-"                               (--flush: run waiting keys, not drop them)\n"
+"                               (up to MS ms, -1 forever, 0 not at all;\n"
+"                               default forever; fails if work is left;\n"
+"                               --flush: run waiting keys, not drop them)\n"
 "\n"
 "Exit status: 0 ok, 1 failed, 2 usage, 3 nothing to get.\n";
 
@@ -102,6 +104,8 @@ static int fail(const char *what, const char *name, int err)
 		why = "that key is not being processed";
 	else if (err == -ENOENT)
 		why = "no such queue";
+	else if (err == -ETIMEDOUT)
+		why = "work is left after the timeout";
 	fprintf(stderr, "kwqctl: %s %s: %s\n", what, name, why);
 	return 1;
 }
@@ -120,6 +124,7 @@ struct opts {
 	long mode;
 	long max_items;
 	long timeout_ms;
+	int has_timeout;	/* --timeout given: drain's default is forever */
 	int done;
 	unsigned int policy;
 	int replace;
@@ -184,6 +189,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->mode = 0600;
 	o->max_items = 0;
 	o->timeout_ms = 0;
+	o->has_timeout = 0;
 	o->done = 0;
 	o->policy = 0;
 	o->replace = 0;
@@ -232,6 +238,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 't':
 			if (parse_long(optarg, &o->timeout_ms) || o->timeout_ms < -1)
 				return -EINVAL;
+			o->has_timeout = 1;
 			break;
 		case 'd':
 			o->done = 1;
@@ -605,7 +612,8 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 		ret = kwq_shutdown(fd);
 		ret = ret ? fail("shutdown", name, ret) : 0;
 	} else if (!strcmp(cmd, "drain")) {
-		ret = kwq_shutdown_drain(fd, timeout_ns(o->timeout_ms ? o->timeout_ms : -1),
+		/* No --timeout waits forever; --timeout 0 does not wait at all. */
+		ret = kwq_shutdown_drain(fd, timeout_ns(o->has_timeout ? o->timeout_ms : -1),
 					 o->flush ? KWQ_DRAIN_FLUSH_WAITING : 0);
 		ret = ret ? fail("drain", name, ret) : 0;
 	} else if (!strcmp(cmd, "destroy")) {
