@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # In the guest, with kwq loaded and lib.sh sourced: the three views of a
 # queue's statistics agree, and a tracepoint records a key; kwqctl's
-# drain keeps to its timeout.
+# drain keeps to its timeout and top refuses bad option values.
 
 tap_begin "observability-$(uname -r)"
 kwqctl create obs >/dev/null
@@ -38,6 +38,15 @@ kwqctl metrics | grep -q '^kwq_dedups_total{name="obs"} 1$'
 tap $? "kwqctl metrics without a name covers every queue"
 kwqctl top --interval 100 --count 2 | grep -q '^obs '
 tap $? "kwqctl top lists the queue"
+# A bad value is a usage error (exit status 2), with nothing on stdout.
+for a in "--count abc" "--count 0" "--count -1" "--count 2x" "--interval abc" \
+	"--interval 0" "--interval -5" "--count"; do
+	# shellcheck disable=SC2086 # $a: an option and its value
+	out=$(timeout 20 kwqctl top $a 2>/dev/null)
+	rc=$?
+	[ $rc -eq 2 ] && [ -z "$out" ]
+	tap $? "kwqctl top $a is a usage error (exit status $rc)"
+done
 
 # drain --timeout 0 does not wait: with a key left it fails at once (exit
 # status 1) and leaves the queue shut down; without --timeout it waits.

@@ -73,6 +73,7 @@ static const char usage_text[] =
 "                               (client-go's workqueue_* names, kwq_* extras)\n"
 "  top [--interval MS] [--count N]\n"
 "                               a refreshing table of all queues\n"
+"                               (every MS ms, N times; each at least 1)\n"
 "  done NAME KEY                end the processing of KEY\n"
 "  len NAME                     print the number of keys ready\n"
 "  stats NAME [--json]          print the queue's counters\n"
@@ -110,7 +111,7 @@ static int fail(const char *what, const char *name, int err)
 	return 1;
 }
 
-static int parse_long(const char *s, long *out)
+int parse_long(const char *s, long *out)
 {
 	char *end;
 

@@ -20,6 +20,9 @@ int kwqctl_top(int argc, char **argv);
  */
 char (*kwqctl_list_all(int *n))[KWQ_NAME_MAX];
 
+/* A whole argument as a number (strtol() base 0): 0, or -EINVAL. */
+int parse_long(const char *s, long *out);
+
 /* JSON output (json.c): a quoted, escaped string; one queue's stats object. */
 void json_string(const char *s);
 void json_stats(const char *name, const struct kwq_stats *st);

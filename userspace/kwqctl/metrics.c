@@ -297,17 +297,25 @@ int kwqctl_top(int argc, char **argv)
 	double t, tp = now_s();
 
 	for (i = 0; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--interval"))
-			interval_ms = strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--count"))
-			count = strtol(argv[i + 1], NULL, 10);
-		else
+		if (!strcmp(argv[i], "--interval")) {
+			if (parse_long(argv[i + 1], &interval_ms) || interval_ms < 1)
+				return 2;
+		} else if (!strcmp(argv[i], "--count")) {
+			if (parse_long(argv[i + 1], &count) || count < 1)
+				return 2;
+		} else {
 			return 2;
+		}
 	}
-	if (i != argc || interval_ms <= 0)
+	if (i != argc)
 		return 2;
 	for (frame = 0; count < 0 || frame < count; frame++) {
-		usleep((useconds_t)interval_ms * 1000);
+		struct timespec nap = {
+			.tv_sec = interval_ms / 1000,
+			.tv_nsec = interval_ms % 1000 * 1000000,
+		};
+
+		nanosleep(&nap, NULL);
 		n = collect(0, NULL, &cur);
 		if (n < 0) {
 			free(prev);
