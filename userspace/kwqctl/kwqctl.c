@@ -548,14 +548,61 @@ static void print_stats(const char *name, const struct kwq_stats *st)
 	       (unsigned long long)st->payloads_replaced, (unsigned long long)st->payload_bytes);
 }
 
+/* An open mode that stands for: either right, read first (see below). */
+#define OPEN_OWNER	(-1)
+
+/*
+ * The commands that work on an existing queue, and the rights their
+ * ioctls need (Documentation/kwq-security.rst), which are all the queue
+ * is opened with: a user the queue's mode grants only one right can still
+ * run the commands that need only that one. retry needs both, as it prints
+ * the failure count. The owner's commands do not depend on the open mode,
+ * but attaching needs one right: read, or write if the mode denies read.
+ */
+static const struct {
+	const char *cmd;
+	int oflags;
+} queue_cmds[] = {
+	{ "add", O_WRONLY },
+	{ "add-after", O_WRONLY },
+	{ "cancel", O_WRONLY },
+	{ "get", O_RDONLY },
+	{ "done", O_RDONLY },
+	{ "len", O_RDONLY },
+	{ "stats", O_RDONLY },
+	{ "requeues", O_RDONLY },
+	{ "retry", O_RDWR },
+	{ "forget", O_RDWR },
+	{ "shutdown", OPEN_OWNER },
+	{ "drain", OPEN_OWNER },
+	{ "destroy", OPEN_OWNER },
+	{ NULL, 0 },
+};
+
+static int open_queue(const char *name, int oflags)
+{
+	return kernel_scope ? kwq_open_kernel(name, oflags) : kwq_open(name, oflags);
+}
+
 /* Commands that work on an existing queue. */
 static int run_on_queue(const char *cmd, const char *name, int argc, char **argv,
 			const struct opts *o)
 {
 	struct kwq_stats st;
+	size_t i;
 	int fd, ret;
 
-	fd = kernel_scope ? kwq_open_kernel(name, O_RDWR) : kwq_open(name, O_RDWR);
+	for (i = 0; queue_cmds[i].cmd && strcmp(cmd, queue_cmds[i].cmd); i++)
+		;
+	if (!queue_cmds[i].cmd)
+		return usage();
+	if (queue_cmds[i].oflags == OPEN_OWNER) {
+		fd = open_queue(name, O_RDONLY);
+		if (fd == -EACCES)
+			fd = open_queue(name, O_WRONLY);
+	} else {
+		fd = open_queue(name, queue_cmds[i].oflags);
+	}
 	if (fd < 0)
 		return fail("open", name, fd);
 	long delay;

@@ -5,7 +5,8 @@
  * unprivileged user namespace and as root; plus the scopes (two
  * "containers" of user and IPC namespaces, and the kernel scope), the
  * opener's credentials (f_cred), the open mode that is neither read nor
- * write, LIST sizing and add-after flags.
+ * write, LIST sizing and add-after flags; and kwqctl run as the owner and
+ * as another user, which may use what the queue's mode lets it.
  *
  * Each identity runs in a forked child that reports through its exit
  * status and its own TAP lines; the parent counts the children's results.
@@ -17,6 +18,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -744,6 +746,151 @@ static void test_scope_fixed(void)
 	end_queue(q);
 }
 
+/* ---- kwqctl asks only for the rights a command needs ------------------- */
+
+/*
+ * Run kwqctl (from PATH) as @uid with the NULL-terminated arguments after
+ * @want_out; pass if it exits with @want and its output (stdout and stderr
+ * together) contains @want_out.
+ */
+static void ctl_is(uid_t uid, int want, const char *want_out, ...)
+{
+	char out[4096], junk[4096], cmd[256] = "kwqctl", said[64], *line;
+	const char *argv[16] = { "kwqctl" };
+	int p[2], status = -1, argc = 1;
+	size_t len = 0, i;
+	ssize_t n;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, want_out);
+	while (argc < 15 && (argv[argc] = va_arg(ap, const char *))) {
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s", argv[argc]);
+		argc++;
+	}
+	va_end(ap);
+	argv[argc] = NULL;
+	fflush(stdout);
+	if (pipe(p)) {
+		ok(0, "%s: pipe", cmd);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (dup2(p[1], STDOUT_FILENO) < 0 || dup2(p[1], STDERR_FILENO) < 0 ||
+		    (uid && become(uid)))
+			_exit(126);
+		execvp("kwqctl", (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	/* Read to the end, keeping the start: kwqctl must not die of SIGPIPE. */
+	while (pid > 0) {
+		bool full = len == sizeof(out) - 1;
+		size_t room = full ? sizeof(junk) : sizeof(out) - 1 - len;
+
+		n = read(p[0], full ? junk : out + len, room);
+		if (n <= 0)
+			break;
+		if (!full)
+			len += (size_t)n;
+	}
+	out[len] = '\0';
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	/* The TAP line shows a newline of @want_out as \n. */
+	for (len = 0, i = 0; want_out && want_out[i] && len + 3 < sizeof(said); i++) {
+		if (want_out[i] == '\n') {
+			said[len++] = '\\';
+			said[len++] = 'n';
+		} else {
+			said[len++] = want_out[i];
+		}
+	}
+	said[len] = '\0';
+	ok(status == want && (!want_out || strstr(out, want_out)),
+	   "kwqctl as uid %u: '%s' exits %d%s%s%s", uid, cmd, want,
+	   want_out ? " and says '" : "", said, want_out ? "'" : "");
+	if (status != want || (want_out && !strstr(out, want_out))) {
+		printf("#   exit status %d, output:\n", status);
+		line = strtok(out, "\n");
+		for (i = 0; line && i < 10; i++, line = strtok(NULL, "\n"))
+			printf("#   %s\n", line);
+	}
+}
+
+/* Destroy what an earlier, failed run may have left. */
+static void ctl_clean(void)
+{
+	destroy_as_root("acc-ctl-r");
+	destroy_as_root("acc-ctl-w");
+	destroy_as_root("acc-ctl-o");
+}
+
+/*
+ * A user the queue's mode lets only read (0644) or only write (0622) runs
+ * every kwqctl command that needs only that right, and gets EACCES's
+ * "Permission denied" (exit status 1) for the others; the owner runs the
+ * owner's commands on a queue whose mode denies it reading (0200).
+ */
+static void test_kwqctl(void)
+{
+	struct kwq_stats st;
+	int fd;
+
+	ctl_clean();
+	ctl_is(OWNER_UID, 0, NULL, "create", "acc-ctl-r", "--mode", "0644", NULL);
+	ctl_is(OWNER_UID, 0, NULL, "create", "acc-ctl-w", "--mode", "0622", NULL);
+	ctl_is(OWNER_UID, 0, NULL, "create", "acc-ctl-o", "--mode", "0200", NULL);
+	ctl_is(OWNER_UID, 0, "ns/b: queued", "add", "acc-ctl-r", "ns/a", "ns/b", NULL);
+
+	/* Read only. */
+	ctl_is(OTHER_UID, 0, "queue acc-ctl-r", "stats", "acc-ctl-r", NULL);
+	ctl_is(OTHER_UID, 0, "\"adds\":2", "stats", "acc-ctl-r", "--json", NULL);
+	ctl_is(OTHER_UID, 0, "2\n", "len", "acc-ctl-r", NULL);
+	ctl_is(OTHER_UID, 0, "ns/a: 0", "requeues", "acc-ctl-r", "ns/a", NULL);
+	ctl_is(OTHER_UID, 0, "ns/a\n", "get", "acc-ctl-r", NULL);
+	ctl_is(OTHER_UID, 0, "ns/a: finished", "done", "acc-ctl-r", "ns/a", NULL);
+	ctl_is(OTHER_UID, 0, "ns/b\n", "get", "acc-ctl-r", "--done", NULL);
+	ctl_is(OTHER_UID, 0, "workqueue_adds_total{name=\"acc-ctl-r\"} 2", "metrics",
+	       "acc-ctl-r", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "add", "acc-ctl-r", "ns/x", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "add-after", "acc-ctl-r", "1000", "ns/x",
+	       NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "cancel", "acc-ctl-r", "ns/x", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "forget", "acc-ctl-r", "ns/a", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "retry", "acc-ctl-r", "ns/a", NULL);
+	ctl_is(OTHER_UID, 1, "Operation not permitted", "shutdown", "acc-ctl-r", NULL);
+	fd = kwq_open("acc-ctl-r", O_RDONLY);
+	ok(fd >= 0 && !kwq_stats(fd, &st) && st.adds == 2 && st.dones == 2 && !st.queued &&
+	   !st.waiting && !st.state, "kwqctl: the refused commands changed nothing");
+	if (fd >= 0)
+		close(fd);
+
+	/* Write only. */
+	ctl_is(OTHER_UID, 0, "ns/w: queued", "add", "acc-ctl-w", "ns/w", NULL);
+	ctl_is(OTHER_UID, 0, "ns/d: waiting", "add-after", "acc-ctl-w", "3600000", "ns/d",
+	       NULL);
+	ctl_is(OTHER_UID, 0, "ns/d: cancelled", "cancel", "acc-ctl-w", "ns/d", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "stats", "acc-ctl-w", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "len", "acc-ctl-w", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "get", "acc-ctl-w", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "done", "acc-ctl-w", "ns/w", NULL);
+
+	/* The owner's commands. */
+	ctl_is(OWNER_UID, 0, NULL, "shutdown", "acc-ctl-o", NULL);
+	ctl_is(OWNER_UID, 0, NULL, "drain", "acc-ctl-o", "--timeout", "0", NULL);
+	ctl_is(OWNER_UID, 1, "Permission denied", "stats", "acc-ctl-o", NULL);
+	ctl_is(OTHER_UID, 1, "Permission denied", "destroy", "acc-ctl-o", NULL);
+	ctl_is(OWNER_UID, 0, NULL, "destroy", "acc-ctl-o", NULL);
+	ctl_is(OWNER_UID, 0, NULL, "destroy", "acc-ctl-w", NULL);
+	ctl_is(OWNER_UID, 0, NULL, "destroy", "acc-ctl-r", NULL);
+	is(kwq_open("acc-ctl-r", O_RDONLY), -ENOENT, "kwqctl: the owner destroyed the queues");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -758,5 +905,6 @@ int main(void)
 	test_writer_learns();
 	test_group();
 	test_scope_fixed();
+	test_kwqctl();
 	return tap_done();
 }
