@@ -46,8 +46,14 @@ static int kwq_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "shutting_down %u\ndraining %u\ndestroyed %u\n",
 		   !!(st.state & KWQ_STATE_SHUTTING_DOWN), !!(st.state & KWQ_STATE_DRAINING),
 		   !!(st.state & KWQ_STATE_DESTROYED));
-	seq_printf(m, "depth %llu\nprocessing %llu\ndirty_processing %llu\nwaiting %llu\n",
-		   st.queued, st.processing, st.dirty_processing, st.waiting);
+	/*
+	 * Every field of the snapshot under its struct kwq_stats name, and
+	 * depth: client-go's workqueue_depth, which counts keys re-added while
+	 * processing too (as kwqctl metrics and top do).
+	 */
+	seq_printf(m, "queued %llu\ndepth %llu\nprocessing %llu\ndirty_processing %llu\nwaiting %llu\n",
+		   st.queued, st.queued + st.dirty_processing, st.processing, st.dirty_processing,
+		   st.waiting);
 	seq_printf(m, "items %llu\nmax_items %llu\nbackoff_keys %llu\n",
 		   st.items, st.max_items, st.backoff_keys);
 	seq_printf(m, "adds %llu\ndedups %llu\nrefused %llu\ngets %llu\ndones %llu\nrequeues %llu\n",
@@ -56,8 +62,11 @@ static int kwq_stats_show(struct seq_file *m, void *unused)
 		   st.retries, st.rate_limited, st.tokens_returned, st.forgets);
 	seq_printf(m, "fired %llu\ncancels %llu\nabsorbed %llu\nwaits_dropped %llu\n",
 		   st.fired, st.cancels, st.absorbed, st.waits_dropped);
-	seq_printf(m, "lease_requeues %llu\nbackoff_evictions %llu\n",
-		   st.lease_requeues, st.backoff_evictions);
+	seq_printf(m, "lease_requeues %llu\nprocessing_expiries %llu\nbackoff_evictions %llu\n",
+		   st.lease_requeues, st.processing_expiries, st.backoff_evictions);
+	seq_printf(m, "debounced %llu\ndebounce_capped %llu\n", st.debounced, st.debounce_capped);
+	seq_printf(m, "payloads_replaced %llu\npayload_bytes %llu\n",
+		   st.payloads_replaced, st.payload_bytes);
 	seq_printf(m, "unfinished_work_ns %llu\nlongest_running_ns %llu\n",
 		   st.unfinished_work_ns, st.longest_running_ns);
 	kwq_show_hist(m, "queue_latency", st.queue_latency, st.queue_latency_sum_ns);
