@@ -101,8 +101,23 @@ GETTER(debounced)
 GETTER(debounce_capped)
 GETTER(payloads_replaced)
 GETTER(payload_bytes)
+GETTER(max_items)
+GETTER(waits_dropped)
+GETTER(rate_limited)
+GETTER(processing_expiries)
 
-/* client-go's depth counts keys re-added while processing, too. */
+#define STATE_GETTER(name, bit) \
+	static unsigned long long get_##name(const struct kwq_stats *st) \
+	{ return !!(st->state & (bit)); }
+STATE_GETTER(shutting_down, KWQ_STATE_SHUTTING_DOWN)
+STATE_GETTER(draining, KWQ_STATE_DRAINING)
+STATE_GETTER(destroyed, KWQ_STATE_DESTROYED)
+
+/*
+ * client-go's workqueue_depth counts keys re-added while processing, too
+ * (its Add raises the gauge for them, its Get lowers it); kwqctl top's
+ * DEPTH and the debugfs file's depth are this sum as well.
+ */
 static unsigned long long get_depth(const struct kwq_stats *st)
 {
 	return st->queued + st->dirty_processing;
@@ -120,6 +135,7 @@ static const struct {
 	{ "kwq_dirty_processing", "gauge", "Keys re-added while being processed", get_dirty_processing },
 	{ "kwq_waiting", "gauge", "Keys waiting for an add-after deadline", get_waiting },
 	{ "kwq_items", "gauge", "Key records held", get_items },
+	{ "kwq_max_items", "gauge", "The queue's limit on key records", get_max_items },
 	{ "kwq_backoff_keys", "gauge", "Keys kept only for their failure count", get_backoff_keys },
 	{ "kwq_dedups_total", "counter", "Adds absorbed because the key was already pending", get_dedups },
 	{ "kwq_refused_total", "counter", "Adds refused because the queue was shutting down", get_refused },
@@ -129,14 +145,23 @@ static const struct {
 	{ "kwq_fired_total", "counter", "Add-after deadlines reached", get_fired },
 	{ "kwq_cancels_total", "counter", "Waiting entries cancelled", get_cancels },
 	{ "kwq_absorbed_total", "counter", "Adds absorbed by a waiting entry (strict policy)", get_absorbed },
+	{ "kwq_waits_dropped_total", "counter",
+	  "Waiting entries dropped by shutdown or the promote policy", get_waits_dropped },
 	{ "kwq_lease_requeues_total", "counter", "Keys returned because their consumer closed its descriptor", get_lease_requeues },
+	{ "kwq_processing_expiries_total", "counter",
+	  "Keys returned because they overstayed the processing timeout", get_processing_expiries },
 	{ "kwq_backoff_evictions_total", "counter", "Backoff-only keys forgotten to bound memory", get_backoff_evictions },
+	{ "kwq_rate_limited_total", "counter",
+	  "Add-rate-limited calls that reached the limiter", get_rate_limited },
 	{ "kwq_tokens_returned_total", "counter", "Rate-limited adds that gave their bucket tokens back", get_tokens_returned },
 	{ "kwq_forgets_total", "counter", "Forget calls that cleared a failure count", get_forgets },
 	{ "kwq_debounced_total", "counter", "Debounced adds that moved a waiting deadline later", get_debounced },
 	{ "kwq_debounce_capped_total", "counter", "Debounced adds held at their max wait", get_debounce_capped },
 	{ "kwq_payloads_replaced_total", "counter", "Payloads replaced by a later add of their key", get_payloads_replaced },
 	{ "kwq_payload_bytes", "gauge", "Payload bytes the queue holds", get_payload_bytes },
+	{ "kwq_shutting_down", "gauge", "1 once the queue refuses adds", get_shutting_down },
+	{ "kwq_draining", "gauge", "1 while a drain waits for the queue's work", get_draining },
+	{ "kwq_destroyed", "gauge", "1 once the queue was destroyed", get_destroyed },
 };
 
 static const char *const le[KWQ_STATS_BUCKETS] = {
@@ -346,7 +371,7 @@ int kwqctl_top(int argc, char **argv)
 					work = (c->work_duration_sum_ns - p->st.work_duration_sum_ns) / 1e6 / dw;
 			}
 			printf("%-24s %8llu %6llu %8llu %8llu %10.1f %10.1f %12.3f %12.3f\n",
-			       cur[i].name, (unsigned long long)(c->queued + c->dirty_processing),
+			       cur[i].name, get_depth(c),
 			       (unsigned long long)c->processing, (unsigned long long)c->waiting,
 			       (unsigned long long)c->backoff_keys, adds, dones, lat, work);
 		}
