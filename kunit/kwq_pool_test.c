@@ -410,6 +410,73 @@ static void kwq_pool_test_max_retries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qstats(env->q).items, 0);
 }
 
+/* Token buckets only: no per-key failure count (kwq_num_requeues() is 0). */
+static const struct kwq_ratelimit bucket_only = {
+	.count = 1,
+	.limiters = { { .type = KWQ_LIMITER_BUCKET, .rate_mhz = 10000, .burst = 2 } },
+};
+
+/*
+ * max_retries on a queue that keeps no failure count could never fire:
+ * the start is refused, and so is a limit above the count's saturation
+ * (524287, KWQ_FAILURES_MAX). What such a queue does with a failing key
+ * (retry it with backoff, never give up) shows why.
+ */
+static void kwq_pool_test_max_retries_bucket(struct kunit *test)
+{
+	struct pool_env *env = test->priv;
+	struct kwq_attr *qattr = kunit_kzalloc(test, sizeof(*qattr), GFP_KERNEL);
+	struct kwq_pool_attr attr = {
+		.handler = pool_handler, .ctx = env, .workers = 1, .max_retries = 3,
+	};
+	struct kwq_pool *pool;
+	struct kwq *dflt;
+	struct kwq_pool_stats ps;
+
+	/* Not on the stack, as in fake_queue(). */
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qattr);
+	qattr->ratelimit = &bucket_only;
+	env->fc = fake_queue(test, qattr);
+	test->priv = env;
+	env->q = env->fc->q;
+	pool = kwq_pool_start(env->q, &attr);
+	if (!IS_ERR(pool))
+		env->pool = pool;	/* stopped by the exit */
+	KUNIT_ASSERT_EQ(test, PTR_ERR_OR_ZERO(pool), -EINVAL);
+
+	/* The default limiter counts, up to its saturation. */
+	dflt = kwq_create(NULL, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dflt);
+	attr.max_retries = 524288;
+	pool = kwq_pool_start(dflt, &attr);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(pool), -EINVAL);
+	if (!IS_ERR(pool))
+		kwq_pool_stop(pool, KWQ_POOL_CANCEL, KWQ_NOWAIT, NULL);
+	attr.max_retries = 524287;
+	pool = kwq_pool_start(dflt, &attr);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(pool));
+	if (!IS_ERR(pool))
+		kwq_pool_stop(pool, KWQ_POOL_CANCEL, KWQ_NOWAIT, NULL);
+	kwq_destroy(dflt);
+
+	/*
+	 * Without a limit the bucket-only queue retries a failing key past
+	 * the fourth call that max_retries 3 promises, and never counts it.
+	 * Burst 2: two retries at once, then one per 100 ms.
+	 */
+	start_pool(test, env, 1, pool_handler, 0);
+	KUNIT_ASSERT_EQ(test, add(env->q, "always"), KWQ_ADD_QUEUED);
+	KUNIT_ASSERT_TRUE(test, wait_until(atomic_read(&env->calls) == 3 && quiet(env->q, 1)));
+	step(env->fc, MS(100));
+	KUNIT_ASSERT_TRUE(test, wait_until(atomic_read(&env->calls) == 4 && quiet(env->q, 1)));
+	step(env->fc, MS(100));
+	KUNIT_ASSERT_TRUE(test, wait_until(atomic_read(&env->calls) == 5 && quiet(env->q, 1)));
+	ps = pstats(env);
+	KUNIT_EXPECT_EQ(test, ps.retried, 5);
+	KUNIT_EXPECT_EQ(test, ps.failed, 0);
+	KUNIT_EXPECT_EQ(test, requeues(env->q, "always"), 0);
+}
+
 /* Blocks the first @workers calls until all of them are in at once. */
 static int gate_handler(void *ctx, const void *key, u32 len)
 {
@@ -834,6 +901,7 @@ static struct kunit_case kwq_pool_test_cases[] = {
 	KUNIT_CASE(kwq_pool_test_retry_backoff),
 	KUNIT_CASE(kwq_pool_test_permanent),
 	KUNIT_CASE(kwq_pool_test_max_retries),
+	KUNIT_CASE(kwq_pool_test_max_retries_bucket),
 	KUNIT_CASE(kwq_pool_test_concurrency_limit),
 	KUNIT_CASE(kwq_pool_test_stop_drain),
 	KUNIT_CASE(kwq_pool_test_stop_cancel),

@@ -281,9 +281,16 @@ static void kwq_pool_reap(struct kwq_pool *pool, u32 n)
  * down and has nothing more to hand out (-ESHUTDOWN), or when it is
  * destroyed (-EIDRM). The pool must still be stopped with kwq_pool_stop().
  *
+ * @attr->max_retries needs the key's failure count, which a queue keeps
+ * only if its limiter (chosen at creation, never changed) has an
+ * EXPONENTIAL or FAST_SLOW step: on any other queue a non-zero
+ * @attr->max_retries is refused, as is one above KWQ_FAILURES_MAX
+ * (524287), where the count saturates. Either limit would never fire.
+ *
  * Context: process context; sleeps.
  * Return: the pool, or ERR_PTR(-EINVAL) (no handler, @attr->workers 0 or
- * above KWQ_POOL_MAX_WORKERS), ERR_PTR(-EOPNOTSUPP) (a queue with
+ * above KWQ_POOL_MAX_WORKERS, @attr->max_retries that could never fire,
+ * as above), ERR_PTR(-EOPNOTSUPP) (a queue with
  * payloads, whose handler would not see them), ERR_PTR(-ENOMEM), or the
  * error of kthread_create().
  */
@@ -301,6 +308,16 @@ struct kwq_pool *kwq_pool_start(struct kwq *q, const struct kwq_pool_attr *attr)
 	/* A handler takes a key, not a payload: it would never see them. */
 	if (q->payload_max)
 		return ERR_PTR(-EOPNOTSUPP);
+	/*
+	 * max_retries compares kwq_num_requeues(), which stays 0 on a queue
+	 * whose limiter keeps no per-key count, and stops at
+	 * KWQ_FAILURES_MAX: the limit could never fire. Refused rather than
+	 * retried forever. The limiter is fixed at the queue's creation, so
+	 * reading it unlocked, once, holds for the pool's life.
+	 */
+	if (attr->max_retries &&
+	    (!kwq_rl_tracks_items(&q->rl) || attr->max_retries > KWQ_FAILURES_MAX))
+		return ERR_PTR(-EINVAL);
 	pool = kvzalloc(struct_size(pool, w, attr->workers), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);

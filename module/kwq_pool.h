@@ -48,7 +48,10 @@ struct kwq_pool;
  *	many handlers run at once.
  * @max_retries: a retryable error of a key whose kwq_num_requeues() has
  *	reached this count is treated as permanent (client-go's
- *	`if queue.NumRequeues(key) < maxRetries`); 0 retries forever.
+ *	`if queue.NumRequeues(key) < maxRetries`); 0 retries forever. Non-zero
+ *	only on a queue whose limiter keeps a per-key failure count (an
+ *	EXPONENTIAL or FAST_SLOW step), and at most 524287, where that count
+ *	saturates: kwq_pool_start() refuses anything else with -EINVAL.
  * @name: thread names are "kwq<i>/<name>" (truncated to 15 characters);
  *	NULL uses the queue's name, or "anon" for an anonymous queue.
  */
