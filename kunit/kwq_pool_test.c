@@ -11,6 +11,8 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -896,6 +898,71 @@ static void kwq_pool_test_parallelize_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&pe->calls), 0);
 }
 
+/* More pieces than a helper array for each could fit in one allocation. */
+#define HUGE_PIECES	262144	/* 2^18 */
+
+struct par_huge {
+	unsigned long *seen;
+	struct task_struct *caller;
+	bool caller_waited;
+	struct completion helper_ran;
+	atomic_t dup;
+	atomic_t calls;
+	atomic_t helped;
+	atomic_t busy;
+	atomic_t peak;
+};
+
+static int par_huge_fn(void *ctx, u32 piece)
+{
+	struct par_huge *ph = ctx;
+	int n = atomic_inc_return(&ph->busy);
+	int peak = atomic_read(&ph->peak);
+
+	while (n > peak && !atomic_try_cmpxchg(&ph->peak, &peak, n))
+		;
+	atomic_inc(&ph->calls);
+	if (test_and_set_bit(piece, ph->seen))
+		atomic_inc(&ph->dup);
+	if (current != ph->caller) {
+		atomic_inc(&ph->helped);
+		complete_all(&ph->helper_ran);
+	} else if (!ph->caller_waited) {
+		/*
+		 * The caller's first piece waits for a helper's, so that the
+		 * caller cannot finish alone: without helpers this times out.
+		 * Bounded, since a helper needs a free kworker.
+		 */
+		ph->caller_waited = true;
+		wait_for_completion_timeout(&ph->helper_ran, msecs_to_jiffies(WAIT_MS));
+	}
+	atomic_dec(&ph->busy);
+	return 0;
+}
+
+/*
+ * workers of U32_MAX: clamped to KWQ_PARALLELIZE_MAX_WORKERS, so the
+ * helpers are allocated and run, every piece runs once, and the helper
+ * array is never sized for the worker count (which would fail, with a
+ * page allocator warning unless __GFP_NOWARN, for 2^18 pieces).
+ */
+static void kwq_pool_test_parallelize_huge(struct kunit *test)
+{
+	struct par_huge *ph = kunit_kzalloc(test, sizeof(*ph), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ph);
+	ph->seen = kunit_kzalloc(test, BITS_TO_LONGS(HUGE_PIECES) * sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ph->seen);
+	ph->caller = current;
+	init_completion(&ph->helper_ran);
+	KUNIT_EXPECT_EQ(test, kwq_parallelize(U32_MAX, HUGE_PIECES, 1, par_huge_fn, ph), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ph->calls), HUGE_PIECES);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ph->dup), 0);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(ph->seen, HUGE_PIECES), HUGE_PIECES);
+	KUNIT_EXPECT_GT(test, atomic_read(&ph->helped), 0);
+	KUNIT_EXPECT_LE(test, atomic_read(&ph->peak), KWQ_PARALLELIZE_MAX_WORKERS);
+}
+
 static struct kunit_case kwq_pool_test_cases[] = {
 	KUNIT_CASE(kwq_pool_test_success),
 	KUNIT_CASE(kwq_pool_test_retry_backoff),
@@ -914,6 +981,7 @@ static struct kunit_case kwq_pool_test_cases[] = {
 	KUNIT_CASE(kwq_pool_test_parallelize_pieces),
 	KUNIT_CASE(kwq_pool_test_parallelize_limit),
 	KUNIT_CASE(kwq_pool_test_parallelize_error),
+	KUNIT_CASE(kwq_pool_test_parallelize_huge),
 	{}
 };
 

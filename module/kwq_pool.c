@@ -507,7 +507,8 @@ static void kwq_par_work_fn(struct work_struct *work)
 /**
  * kwq_parallelize() - run fn(ctx, i) for every i in [0, @pieces) on up to
  *	@workers threads at once
- * @workers: most pieces running at once; at least 1.
+ * @workers: most pieces running at once; at least 1. Counts above
+ *	KWQ_PARALLELIZE_MAX_WORKERS are clamped to it.
  * @pieces: number of pieces; 0 returns at once.
  * @chunk: consecutive pieces a worker takes at a time (client-go's
  *	WithChunkSize); 0 means 1.
@@ -519,7 +520,8 @@ static void kwq_par_work_fn(struct work_struct *work)
  *
  * The caller works too: min(@workers, chunks) - 1 helpers are queued on
  * the unbound system workqueue. If they cannot be allocated the caller
- * does all the work alone, which is slower but still correct. Returns when
+ * does all the work alone, which is slower but still correct, and nothing
+ * is logged. Returns when
  * every piece has run (or was skipped after a failure) and every helper
  * has finished.
  *
@@ -548,8 +550,14 @@ int kwq_parallelize(u32 workers, u32 pieces, u32 chunk,
 	if (!pieces)
 		return 0;
 	par.chunks = DIV_ROUND_UP_ULL((u64)pieces, par.chunk);
+	/*
+	 * Clamped: a helper beyond the workqueue's max_active would only wait
+	 * in line, and each one queued takes a slot from its other users.
+	 */
+	workers = min_t(u32, workers, KWQ_PARALLELIZE_MAX_WORKERS);
 	n = min_t(u64, workers, par.chunks) - 1;
-	helpers = n ? kcalloc(n, sizeof(*helpers), GFP_KERNEL) : NULL;
+	/* No helpers is a documented outcome, not a failure worth a warning. */
+	helpers = n ? kcalloc(n, sizeof(*helpers), GFP_KERNEL | __GFP_NOWARN) : NULL;
 	if (!helpers)
 		n = 0;
 	for (i = 0; i < n; i++) {

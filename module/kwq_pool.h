@@ -28,6 +28,13 @@ struct kwq_pool;
 #define KWQ_POOL_MAX_WORKERS	256
 
 /*
+ * Most workers kwq_parallelize() uses; a larger count is clamped to it.
+ * Its helpers share the unbound system workqueue (max_active at least
+ * 512) with the rest of the kernel, which this leaves room for.
+ */
+#define KWQ_PARALLELIZE_MAX_WORKERS	256
+
+/*
  * Handler verdicts besides 0 (success) and a negative errno (retryable
  * error). Every other positive value is reserved and treated as
  * KWQ_POOL_DROP.
