@@ -284,8 +284,13 @@ EXPORT_SYMBOL_GPL(kwq_add_policy);
  * Like kwq_add(), but allocates with GFP_ATOMIC, so it may fail with
  * -ENOMEM under memory pressure; the failure is reported, never hidden.
  *
- * Context: process or softirq context, including soft hrtimer callbacks
- * and with spinlocks held; not hard interrupt context.
+ * Context: process or softirq context (soft hrtimer callbacks included)
+ * with interrupts enabled; a spinlock_t taken with spin_lock() or
+ * spin_lock_bh(), or a mutex, may be held. Never hard interrupt context,
+ * interrupts disabled (spin_lock_irqsave() and the like) or a
+ * raw_spinlock_t held: the queue's lock is taken with spin_lock_bh().
+ * Does not sleep without PREEMPT_RT; with it the queue's lock is a
+ * sleeping lock, so preemption must not be disabled either.
  * Return: as kwq_add().
  */
 int kwq_add_atomic(struct kwq *q, const void *key, u32 len)
