@@ -125,6 +125,40 @@ static void kwq_backoff_test_token_give_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fc->programmed, ktime_add_ns(fc->now, MS(100)));
 }
 
+/*
+ * An add whose delay gives a queued key a waiting entry schedules
+ * something new: it keeps its tokens. The default limiter (exponential,
+ * then a bucket of 10/s burst 100) delays every failure by 5 ms or more.
+ */
+static void kwq_backoff_test_waiting_keeps_token(struct kunit *test)
+{
+	struct fake_clock *fc = fake_queue(test, NULL);
+	struct kwq *q = fc->q;
+
+	KUNIT_EXPECT_EQ(test, kwq_add(q, "a", 1), KWQ_ADD_QUEUED);
+	KUNIT_EXPECT_EQ(test, limited(q, "a"), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->tokens_returned, 0);
+	KUNIT_EXPECT_EQ(test, limited(q, "a"), KWQ_ADD_WAIT_KEPT);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->tokens_returned, 1);
+}
+
+/* A policy of no limiters (count 0) keeps no failure count either. */
+static void kwq_backoff_test_empty_policy(struct kunit *test)
+{
+	static const struct kwq_ratelimit none = { .count = 0 };
+	struct kwq_attr attr = { .ratelimit = &none };
+	struct fake_clock *fc = fake_queue(test, &attr);
+	struct kwq *q = fc->q;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, limited(q, "a"), KWQ_ADD_QUEUED);
+		run_once(test, q, "a");
+	}
+	KUNIT_EXPECT_EQ(test, requeues(q, "a"), 0);
+	KUNIT_EXPECT_EQ(test, stats(test, q)->rate_limited, 3);
+}
+
 /* Backoff-only keys are bounded; the least recently active go first. */
 static void kwq_backoff_test_eviction(struct kunit *test)
 {
@@ -224,6 +258,8 @@ static struct kunit_case kwq_backoff_cases[] = {
 	KUNIT_CASE(kwq_backoff_test_unknown_key),
 	KUNIT_CASE(kwq_backoff_test_bucket),
 	KUNIT_CASE(kwq_backoff_test_token_give_back),
+	KUNIT_CASE(kwq_backoff_test_waiting_keeps_token),
+	KUNIT_CASE(kwq_backoff_test_empty_policy),
 	KUNIT_CASE(kwq_backoff_test_eviction),
 	KUNIT_CASE(kwq_backoff_test_room_for_work),
 	KUNIT_CASE(kwq_backoff_test_shutdown),
