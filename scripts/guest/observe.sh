@@ -31,6 +31,15 @@ grep -qx "processing 1" $f && grep -qx "waiting 1" $f && grep -qx "dones 1" $f &
 tap $? "debugfs shows processing 1, waiting 1, dones 1, rate_limited 1, one payload replaced, 5 payload bytes"
 grep -qx 'queue_latency_count 2' $f && grep -qx 'work_duration_count 1' $f
 tap $? "debugfs histograms counted two gets and one done"
+# Another IPC namespace's queue has its own file name: ipc-INUM:NAME.
+# shellcheck disable=SC2016 # expanded by the inner shell, in the namespace
+inum=$(unshare -i sh -c 'kwqctl create obs-ns >/dev/null || exit 1
+	i=$(stat -L -c %i /proc/self/ns/ipc)
+	[ -r "/sys/kernel/debug/kwq/ipc-$i:obs-ns" ] && [ ! -e /sys/kernel/debug/kwq/obs-ns ] &&
+		echo "$i"
+	kwqctl destroy obs-ns >/dev/null')
+[ -n "$inum" ]
+tap $? "a queue made in a new IPC namespace is ipc-INUM:obs-ns in debugfs (inode ${inum:-?})"
 
 # The three views, read in this order, each as "field value" lines under
 # struct kwq_stats's names (the state bits as shutting_down, draining and

@@ -171,6 +171,8 @@ if [ -f ./kwq_sample.ko ]; then
 	s_q=s-charge
 	insmod ./kwq_sample.ko queue=$s_q create=1 workers=0
 	tap $? "kwq_sample makes $s_q, without workers"
+	[ -r /sys/kernel/debug/kwq/kernel:$s_q ] && [ ! -e /sys/kernel/debug/kwq/$s_q ]
+	tap $? "its debugfs file is kernel:$s_q"
 	s_k=$(./bin/kwq_sample_test charge --kernel $s_q k 0 40000)
 	tap $? "a program in a memory cgroup of its own adds 40,000 keys to it"
 	[ "${s_k:-999}" -lt 20 ]
