@@ -2,7 +2,7 @@
 # kwq: build the modules (Kbuild against KDIR) and the userspace part.
 #
 #   make            kwq.ko (and the KUnit module if KDIR has KUnit), libkwq,
-#                   kwqctl, tests
+#                   kwqctl
 #   make demo       boot Debian's kernel in QEMU and show kwq at work
 #   make check      every test on five kernels (stock 6.1, 6.12, 6.12-rt and
 #                   the two debug kernels; KWQ_KERNELS picks a subset)
@@ -36,8 +36,10 @@ check-kdir:
 modules: check-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# What a user builds and installs; the tests (some -m32, which needs
+# gcc-multilib) are built by make check (scripts/build.sh).
 userspace:
-	$(MAKE) -C userspace O=$(CURDIR)/build/user
+	$(MAKE) -C userspace O=$(CURDIR)/build/user lib tools
 
 install: modules userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install

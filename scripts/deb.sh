@@ -32,8 +32,9 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "${1:-$top/build/deb}" && cd "${1:-$top/build/deb}" && pwd)
 say() { printf 'deb.sh: %s\n' "$*" >&2; }
 
-# Build dependencies (debian/control's Build-Depends and the tools).
-pkgs=(debhelper dh-dkms dpkg-dev fakeroot make gcc)
+# Build dependencies (debian/control's Build-Depends and the tools;
+# dpkg-buildpackage also checks for build-essential itself).
+pkgs=(build-essential debhelper dh-dkms dpkg-dev fakeroot make gcc)
 missing=()
 for p in "${pkgs[@]}"; do
 	status=$(dpkg-query -W -f '${Status}' "$p" 2>/dev/null || true)
