@@ -155,6 +155,12 @@ run_flavour() {
 	bad=0
 	case $status in 90 | 124 | 125) bad=1 ;; esac
 	verdict "$flavour-console-clean" $bad
+	# The guest script ends with status 0 once it has run to its end; any
+	# other status (a sourced script that aborted, a missing file) means
+	# sections after it never ran, whatever the sections that did say.
+	bad=0
+	case $status in 0 | 90) ;; *) bad=1 ;; esac
+	verdict "$flavour-guest-ran-to-its-end" $bad
 	# The failure list (repeated at the very end of the run) carries the
 	# first problem lines and the console's last lines, so a log's tail
 	# alone says what went wrong.

@@ -94,6 +94,8 @@ tap "PASS=2 FAIL=2 SKIP=1" 1 "$data/ktap-truncated.txt"
 # plan (2 of 3 results missing) with no suite result line.
 tap "PASS=2 FAIL=4 SKIP=2" 1 "$data/ktap-nested.txt"
 tap "PASS=2 FAIL=0 SKIP=2" 0 "$data/tap-plain.txt"   # TODO counts as skip
+# A program that bailed out after two passes, with no plan: a failure.
+tap "PASS=2 FAIL=1 SKIP=0" 1 "$data/tap-bail-out.txt"
 tap "PASS=0 FAIL=0 SKIP=0" 1 "$data/console-clean-stock.log"
 
 # Failing, missing and cut-short tests are listed on stderr.
@@ -194,6 +196,35 @@ vm_retry() { # WHEN (early|late) WANT_BOOTS
 }
 vm_retry early 3
 vm_retry late 1
+
+# A guest that exited but whose kernel log dump was cut short (QEMU killed
+# during it) is no clean console: 124, not the guest's 0.
+vm_dump() { # END (yes|no) WANT_RC
+	local end=$1 want=$2 rc=0
+	cat >"$fake/qemu-system-x86_64" <<-EOF2
+		#!/bin/sh
+		echo '[    1.000000] booting'
+		echo 'KWQ-GUEST-BEGIN uptime=1.00'
+		echo 'KWQ-EXIT=0'
+		echo 'KWQ-DMESG-BEGIN'
+		echo '[    1.000000] booting'
+		[ $end = yes ] && echo 'KWQ-DMESG-END'
+		exit 0
+	EOF2
+	chmod +x "$fake/qemu-system-x86_64"
+	rm -f "$fake/log"*
+	PATH=$fake:$PATH "$here/vm-run.sh" --kernel "$fake/vmlinuz" --timeout 30 \
+		--log "$fake/log" -- "$fake/guest.sh" >/dev/null 2>&1 || rc=$?
+	local what="with its end"
+	[[ $end == yes ]] || what="cut before its end"
+	if ((rc == want)); then
+		ok "vm-run: a kernel log dump $what: exit $want"
+	else
+		not_ok "vm-run: a kernel log dump $what: exit $want" "got exit $rc"
+	fi
+}
+vm_dump yes 0
+vm_dump no 124
 
 echo "1..$n"
 ((failed == 0)) || { echo "# $failed of $n failed"; exit 1; }

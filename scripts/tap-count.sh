@@ -12,6 +12,8 @@
 #    that never got its own result line, unless something under it failed.
 #  - A summary that says "not ok" although none of its children failed counts
 #    as one failure of its own (e.g. a suite whose init failed).
+#  - "Bail out!" counts as one failure (a program that gave up before its
+#    plan, which it prints last, so no plan shows what is missing).
 # Printk timestamps ("[  1.234567] ") are stripped, so dmesg/console works.
 set -euo pipefail
 
@@ -150,6 +152,8 @@ BEGIN { inside = (from == ""); PASS = FAIL = SKIP = 0; top = 0 }
 	else if (body ~ /^# Subtest: /) header(d, "sub", substr(body, 12))
 	else if (body ~ /^1\.\.[0-9]+([ \t]|$)/) { split(substr(body, 4), a, /[^0-9]/); header(d, "plan", a[1]) }
 	else if (body ~ /^(not )?ok([ \t]+[0-9]+)?([ \t]|$)/) result(d, body, body)
+	# A program that gave up before its plan: the rest of it never ran.
+	else if (body ~ /^Bail out!/) { FAIL++; fail_msg("bail out: " path() body) }
 }
 END {
 	close_all()

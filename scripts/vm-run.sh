@@ -3,7 +3,8 @@
 # it, and turn the console log into an exit status:
 #   the guest script's status   when the console is clean
 #   90                          kernel splat found (scripts/check-console.sh)
-#   124                         no KWQ-EXIT marker: timeout or guest died
+#   124                         no KWQ-EXIT marker (timeout or guest died),
+#                               or no KWQ-DMESG-END after it (dump cut short)
 #   125                         QEMU did not start / usage errors are 2
 # A kernel that dies while it boots, before the guest script starts (so
 # before any kwq code is loaded), is booted again, up to three boots in
@@ -175,6 +176,15 @@ if [[ -z $marker ]]; then
 		say "FAIL: guest stopped without KWQ-EXIT (QEMU status $qrc; crash or reboot?) (exit 124); log: $log"
 		tail -n 20 "$log" >&2
 	fi
+	exit 124
+fi
+
+# The console scan above needs the whole kernel log, which the guest dumps
+# after KWQ-EXIT (some checkers report only at KERN_DEBUG, below the
+# console's loglevel): a dump cut short is a failure, not a clean console.
+if ! grep -q '^KWQ-DMESG-END' "$log"; then
+	say "FAIL: KWQ-EXIT but no KWQ-DMESG-END: the kernel log dump was cut short (QEMU status $qrc) (exit 124); log: $log"
+	tail -n 5 "$log" >&2
 	exit 124
 fi
 

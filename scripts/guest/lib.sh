@@ -27,9 +27,11 @@ tap_program() { # NAME COMMAND...
 	status=$?
 	echo "# exit status $status"
 	took "$tap_p0"
-	# A program that died (a signal, an abort) may have printed only
-	# passes and no plan: its death is a failure of its own.
-	[ "$status" -lt 128 ] || echo "not ok - $name died with exit status $status"
+	# A program that died (a signal, an abort) or gave up (exit 1 after a
+	# "Bail out!") may have printed only passes and no plan: any exit
+	# status but 0 is a failure of its own, also of a program whose own
+	# failures already show.
+	[ "$status" -eq 0 ] || echo "not ok - $name exited with status $status"
 	echo "KWQ-TAP-END $name"
 }
 
