@@ -170,9 +170,31 @@ func (q *Queue) errf(op, key string, e error) error {
 	return &Error{Op: op, Queue: q.name, Key: key, Err: e}
 }
 
+// ioctlFunc is an ioctl system call: raw for rawIoctl's, not for ioctl's.
+type ioctlFunc func(fd int, req uintptr, arg unsafe.Pointer, raw bool) syscall.Errno
+
+// ioctlHook, when set, is called instead of the system call by ioctl and
+// rawIoctl. It is a seam for the package's tests, which make the kernel's
+// rare failures (a get's ENOMEM) happen through it; nothing else sets it.
+var ioctlHook atomic.Pointer[ioctlFunc]
+
+// sysIoctl is the ioctl system call itself.
+func sysIoctl(fd int, req uintptr, arg unsafe.Pointer, raw bool) syscall.Errno {
+	var e syscall.Errno
+	if raw {
+		_, _, e = syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+	} else {
+		_, _, e = syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+	}
+	return e
+}
+
 // ioctl is for calls that may sleep for long (a get with a deadline, a
 // drain): the runtime lets other goroutines run on the thread's P.
 func ioctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
+	if h := ioctlHook.Load(); h != nil {
+		return (*h)(fd, req, arg, false)
+	}
 	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
 	return e
 }
@@ -182,6 +204,9 @@ func ioctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
 // the runtime's entry and exit bookkeeping of a blocking system call is
 // skipped. One of them can still sleep briefly to allocate a key record.
 func rawIoctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
+	if h := ioctlHook.Load(); h != nil {
+		return (*h)(fd, req, arg, true)
+	}
 	_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
 	return e
 }
@@ -592,9 +617,23 @@ func (q *Queue) get(deadline uint64) (string, error) {
 		} else {
 			err = q.callWait(iocGetCmd, unsafe.Pointer(&s.get))
 		}
-		if err == syscall.EAGAIN && try != deadline {
+		if try == deadlineNowait && (err == syscall.EAGAIN || err == syscall.ENOMEM) &&
+			deadline != deadlineNowait {
+			// No key ready, or no memory for the hand-out without
+			// sleeping (the key stays queued): the waiting get
+			// follows, which may sleep for memory. Only its error is
+			// final.
 			try = deadline
 			continue
+		}
+		if try == deadlineNowait && err == syscall.ENOMEM {
+			// A get that does not wait for a key may still sleep for
+			// the hand-out's memory: a deadline in the past does.
+			try = deadlinePast
+			continue
+		}
+		if try == deadlinePast && err == syscall.ETIMEDOUT {
+			err = syscall.EAGAIN // no key ready, as the first try says
 		}
 		if err == syscall.EMSGSIZE && int(s.get.KeyLen) > len(buf) {
 			buf = make([]byte, s.get.KeyLen)
@@ -615,7 +654,9 @@ func (q *Queue) get(deadline uint64) (string, error) {
 
 // Get waits for the next key and returns it (client-go's Get). shutdown
 // is true, and key empty, once the queue shuts down and has no key left
-// to hand out, or on any error (a destroyed queue, a closed handle).
+// to hand out, or on any error (a destroyed queue, a closed handle, or
+// ENOMEM from a get that may sleep for memory: Get first tries without
+// waiting, and that try's ENOMEM only makes it wait).
 func (q *Queue) Get() (key string, shutdown bool) {
 	k, err := q.get(deadlineForever)
 	if err != nil {
@@ -624,8 +665,11 @@ func (q *Queue) Get() (key string, shutdown bool) {
 	return k, false
 }
 
-// TryGet takes the next key if one is ready, without waiting; it fails
-// with EAGAIN if none is.
+// TryGet takes the next key if one is ready, without waiting for one; it
+// fails with EAGAIN if none is. When the kernel cannot allocate the
+// hand-out's bookkeeping without sleeping, TryGet asks again allowing the
+// allocation to sleep (never to wait for a key); ENOMEM comes only if
+// that fails too.
 func (q *Queue) TryGet() (string, error) { return q.get(deadlineNowait) }
 
 // GetContext waits for the next key until ctx is done. It returns
@@ -682,8 +726,10 @@ func (q *Queue) DoneGet(done string) (next string, res DoneResult, err error) {
 		return string(buf[:s.dg.KeyLen]), res, nil
 	case res == DoneNotRun:
 		return "", res, q.errf("done-get", done, e)
-	case e == syscall.EINTR || e == syscall.EMSGSIZE || e == syscall.EAGAIN:
-		// The done was carried out; the get was not: get again.
+	case e == syscall.EINTR || e == syscall.EMSGSIZE || e == syscall.EAGAIN || e == syscall.ENOMEM:
+		// The done was carried out; the get was not (no key ready, or
+		// no memory for its hand-out without sleeping): get again,
+		// waiting.
 		next, err = q.get(deadlineForever)
 		return next, res, err
 	}
@@ -761,7 +807,7 @@ func (q *Queue) ShuttingDown() bool {
 // monoDeadline turns a timeout into an absolute CLOCK_MONOTONIC deadline.
 func monoDeadline(d time.Duration) uint64 {
 	if d <= 0 {
-		return 1 // in the past, but not KWQ_DEADLINE_NOWAIT
+		return deadlinePast // not KWQ_DEADLINE_NOWAIT
 	}
 	now := monoNow()
 	if uint64(d) > deadlineForever-1-now {

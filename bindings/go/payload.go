@@ -46,7 +46,8 @@ func (q *Queue) GetPayload() (key string, payload []byte, shutdown bool) {
 	return k, p, false
 }
 
-// TryGetPayload is TryGet with the key's payload.
+// TryGetPayload is TryGet with the key's payload; like TryGet, it may
+// sleep to allocate the hand-out, never for a key.
 func (q *Queue) TryGetPayload() (string, []byte, error) { return q.getPayload(deadlineNowait) }
 
 // getPayload takes one key and its payload with a kernel deadline; a
@@ -54,12 +55,23 @@ func (q *Queue) TryGetPayload() (string, []byte, error) { return q.getPayload(de
 func (q *Queue) getPayload(deadline uint64) (string, []byte, error) {
 	kbuf := make([]byte, KeyMax)
 	pbuf := make([]byte, 256)
+	try := deadline
 	for {
-		g := iocGet{KeyPtr: ptr(kbuf), KeyCap: uint32(len(kbuf)), DeadlineNs: deadline,
+		g := iocGet{KeyPtr: ptr(kbuf), KeyCap: uint32(len(kbuf)), DeadlineNs: try,
 			Flags: q.getFlags(), PayloadPtr: ptr(pbuf), PayloadLen: uint32(len(pbuf))}
 		err := q.callWait(iocGetCmd, unsafe.Pointer(&g))
 		runtime.KeepAlive(kbuf)
 		runtime.KeepAlive(pbuf)
+		if try == deadlineNowait && err == syscall.ENOMEM {
+			// No memory for the hand-out without sleeping (the key
+			// stays queued): a deadline in the past waits for no key
+			// but may sleep for memory.
+			try = deadlinePast
+			continue
+		}
+		if try == deadlinePast && err == syscall.ETIMEDOUT {
+			err = syscall.EAGAIN // no key ready, as the first try says
+		}
 		if err == syscall.EMSGSIZE && int(g.PayloadLen) > len(pbuf) {
 			pbuf = make([]byte, g.PayloadLen)
 			continue

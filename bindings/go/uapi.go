@@ -26,6 +26,9 @@ const (
 
 	deadlineNowait  = uint64(0)
 	deadlineForever = ^uint64(0)
+	// deadlinePast is a deadline already gone: a get that does not wait
+	// for a key but may sleep to allocate its hand-out.
+	deadlinePast = uint64(1)
 
 	limitersMax  = 4
 	rateInf      = ^uint64(0)
