@@ -569,24 +569,64 @@ func TestDrain(t *testing.T) {
 	}
 }
 
-// A worker that hangs: its key comes back after the processing timeout
-// and its late Done fails with ENOENT.
+// A worker that hangs: its key comes back after the processing timeout.
+// Its late Done fails with ENOENT while the key waits to be handed out
+// again and while another handle holds it, and ends the new hand-out when
+// that went through the same handle.
 func TestProcessingTimeout(t *testing.T) {
 	t.Parallel()
 	// 1 s: the second hand-out must outlast the checks that follow it.
 	q := newQueue(t, WithProcessingTimeout(time.Second))
+	other, err := Open(q.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	expired := func(n uint64) {
+		t.Helper()
+		eventually(t, "the hand-out to expire", func() bool {
+			st := mustStats(t, q)
+			return st.ProcessingExpiries == n && st.Processing == 0 && st.Queued == 1
+		})
+	}
+
+	// Back in the queue, not handed out yet: ENOENT.
 	q.Add("slow")
 	start := time.Now()
 	expectGet(t, q, "slow")
-	if k := getWithin(t, q); k != "slow" || time.Since(start) < time.Second {
-		t.Fatalf("got %q back after %v", k, time.Since(start))
+	expired(1)
+	if d := time.Since(start); d < time.Second {
+		t.Fatalf("the key came back after %v", d)
 	}
-	if st := mustStats(t, q); st.ProcessingExpiries != 1 {
-		t.Fatalf("processing_expiries = %d", st.ProcessingExpiries)
+	_, err = q.DoneWithResult("slow")
+	expectErrno(t, "late Done of a key back in the queue", err, enoent)
+
+	// Handed out again through the same handle: the late Done ends that
+	// hand-out, and the second worker's Done finds nothing.
+	expectGet(t, q, "slow")
+	if r, err := q.DoneWithResult("slow"); err != nil || r != Finished {
+		t.Fatalf("late Done on the same handle = %v, %v; want finished", r, err)
 	}
-	q.Done("slow")
-	_, err := q.DoneWithResult("slow")
-	expectErrno(t, "late Done", err, enoent)
+	if st := mustStats(t, q); st.Processing != 0 || st.Queued != 0 {
+		t.Fatalf("processing %d, queued %d after the late Done; want 0, 0", st.Processing, st.Queued)
+	}
+	_, err = q.DoneWithResult("slow")
+	expectErrno(t, "the second worker's Done", err, enoent)
+
+	// Handed out again through another handle: the late Done fails and
+	// the new hand-out stays.
+	q.Add("slow")
+	expectGet(t, q, "slow")
+	expired(2)
+	expectGet(t, other, "slow")
+	_, err = q.DoneWithResult("slow")
+	expectErrno(t, "late Done of a key another handle holds", err, enoent)
+	if st := mustStats(t, q); st.Processing != 1 {
+		t.Fatalf("processing %d after a refused late Done; want 1", st.Processing)
+	}
+	if r, err := other.DoneWithResult("slow"); err != nil || r != Finished {
+		t.Fatalf("the second worker's Done = %v, %v; want finished", r, err)
+	}
 }
 
 // Errors print what failed.

@@ -587,8 +587,9 @@ func (q *Queue) NumRequeues(key string) int {
 func (q *Queue) Done(key string) { q.DoneWithResult(key) }
 
 // DoneWithResult is Done with its outcome, Finished or Requeued. It fails
-// with ENOENT for a key that is not being processed (or whose processing
-// timeout expired, or that is leased to another handle).
+// with ENOENT for a key that is not being processed, or that is leased to
+// another handle. A key whose processing timeout expired is not being
+// processed until it is handed out again (see WithProcessingTimeout).
 func (q *Queue) DoneWithResult(key string) (DoneResult, error) {
 	r, err := q.keyCall("done", iocDoneCmd, key, 0)
 	return DoneResult(r), err

@@ -152,8 +152,15 @@ func WithMaxItems(n uint32) Option { return func(c *config) { c.maxItems = n } }
 func WithMaxBackoffKeys(n uint32) Option { return func(c *config) { c.maxBackoffKeys = n } }
 
 // WithProcessingTimeout puts a key back at the head of the queue when it
-// stays processing longer than d; its worker's late Done then fails with
-// ENOENT (DoneWithResult reports it).
+// stays processing longer than d. Done names the key, not its hand-out,
+// so the overstaying worker's late Done ends whatever hand-out of the key
+// its handle may end: it fails with ENOENT (DoneWithResult reports it)
+// while the key is not being processed or is processing under another
+// handle's lease, but once the key is handed out again through the same
+// *Queue, or unleased (WithUnleasedGets) through any handle, the late
+// Done ends that new hand-out. Workers that must not end each other's
+// hand-outs take keys through handles of their own (Open, one per
+// worker), leased.
 func WithProcessingTimeout(d time.Duration) Option {
 	return func(c *config) { c.processingTimeout = d }
 }
