@@ -629,6 +629,59 @@ func TestProcessingTimeout(t *testing.T) {
 	}
 }
 
+// A controller that shut its queue down finds it shut down after a
+// restart: NewRateLimitingQueue says so (ESHUTDOWN) rather than return a
+// queue whose Get reports shutdown at once. One that closed its handle
+// finds its keys; a shut-down queue destroyed starts afresh.
+func TestRestartAfterShutDown(t *testing.T) {
+	t.Parallel()
+	requireDevice(t)
+	name := queueName(t)
+	q, err := NewRateLimitingQueue(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if o, err := Open(name); err == nil {
+			o.Destroy()
+			o.Close()
+		}
+	})
+	q.Add("kept")
+	q.Close()
+	q, err = NewRateLimitingQueue(name)
+	if err != nil {
+		t.Fatalf("NewRateLimitingQueue after Close: %v", err)
+	}
+	expectGet(t, q, "kept")
+	q.Done("kept")
+	q.Add("left")
+	q.ShutDown()
+	q.Close()
+
+	_, err = NewRateLimitingQueue(name)
+	expectErrno(t, "NewRateLimitingQueue of a shut-down queue", err, syscall.ESHUTDOWN)
+	// Open still reaches it, to destroy it.
+	o, err := Open(name)
+	if err != nil {
+		t.Fatalf("Open of a shut-down queue: %v", err)
+	}
+	if !o.ShuttingDown() || o.Len() != 1 {
+		t.Fatalf("ShuttingDown %v, Len %d; want true, 1", o.ShuttingDown(), o.Len())
+	}
+	if err := o.Destroy(); err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	q, err = NewRateLimitingQueue(name)
+	if err != nil {
+		t.Fatalf("NewRateLimitingQueue after Destroy: %v", err)
+	}
+	defer q.Close()
+	expectLen(t, q, 0)
+	expectAdd(t, q, "new", Queued)
+}
+
 // Errors print what failed.
 func TestErrorText(t *testing.T) {
 	e := &Error{Op: "add", Queue: "q", Key: "k", Err: syscall.ESHUTDOWN}

@@ -31,7 +31,9 @@
 //     runs it twice (WithPolicy(PolicyKeep) restores that).
 //   - ShutDown, ShutDownWithDrain and Destroy act on the kernel queue,
 //     for every process that shares it, and a shut-down queue stays shut
-//     down until destroyed.
+//     down until destroyed: NewRateLimitingQueue of a shut-down queue
+//     fails with ESHUTDOWN. A controller that is to find its keys after a
+//     restart calls Close, not ShutDown, when it stops.
 //
 // Methods of the client-go interface cannot return errors: they ignore
 // them (Add after shutdown is dropped, as in client-go), Get reports
@@ -365,12 +367,22 @@ func open(name string, c *config) (*Queue, error) {
 // NewRateLimitingQueue opens the named queue, creating it with opts if it
 // does not exist: the replacement for client-go's
 // workqueue.NewTypedRateLimitingQueue. A restarted controller finds its
-// queue, with its keys and failure counts, where it left it.
+// queue, with its keys and failure counts, where it left it, unless the
+// queue was shut down: a shut-down queue stays so until destroyed, so
+// NewRateLimitingQueue fails with an error wrapping ESHUTDOWN rather than
+// return a queue whose Get reports shutdown at once. A controller that
+// means to find its keys after a restart closes its handle when it stops
+// (Close) instead of calling ShutDown; to start afresh from a shut-down
+// queue, Open it, Destroy it (its keys and failure counts go), and call
+// NewRateLimitingQueue again.
 func NewRateLimitingQueue(name string, opts ...Option) (*Queue, error) {
 	c := newConfig(opts)
 	for i := 0; ; i++ {
 		q, err := open(name, &c)
-		if err == nil || !errors.Is(err, syscall.ENOENT) || i == 3 {
+		if err == nil {
+			return q.refuseShutDown()
+		}
+		if !errors.Is(err, syscall.ENOENT) || i == 3 {
 			return q, err
 		}
 		q, err = create(name, &c)
@@ -378,6 +390,23 @@ func NewRateLimitingQueue(name string, opts ...Option) (*Queue, error) {
 			return q, err
 		}
 	}
+}
+
+// refuseShutDown returns q if its queue is not shut down, and otherwise
+// closes q and returns an error wrapping ESHUTDOWN (EIDRM if the queue
+// was destroyed meanwhile).
+func (q *Queue) refuseShutDown() (*Queue, error) {
+	st, err := q.stats("open")
+	if err == nil && st.State&stateDestroyed != 0 {
+		err = q.errf("open", "", syscall.EIDRM)
+	} else if err == nil && st.State&stateShuttingDown != 0 {
+		err = q.errf("open", "", syscall.ESHUTDOWN)
+	}
+	if err != nil {
+		q.Close()
+		return nil, err
+	}
+	return q, nil
 }
 
 // Name returns the queue's name.
