@@ -33,8 +33,13 @@
  * and leave no key record: nothing lost, nothing duplicated. kmemleak and
  * KASAN reports are caught by the harness.
  *
- * Prints TAP, one test point per operation. Without fail-nth or failslab
- * it prints a single skipped test point.
+ * An operation that allocates with no fallback once memory runs out (its
+ * @nomem) must fail with -ENOMEM in the second pass at least once, and a
+ * full sweep must see some run fail with -ENOMEM: a sweep no injected
+ * fault reached proves nothing.
+ *
+ * Prints TAP, one test point per operation and one for the whole sweep.
+ * Without fail-nth or failslab it prints a single skipped test point.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -503,6 +508,10 @@ enum fkind { K_QUEUE, K_ATTACH, K_BATCH };
  *	it fails; K_BATCH: may stop early with fx->result entries done.
  * @errs: errnos allowed besides ENOMEM.
  * @bulk: the drain must also hand out the BULK keys k/000 ... k/099.
+ * @nomem: the call allocates and has no fallback once memory runs out:
+ *	the second pass (the n-th and every later point failing) must end
+ *	with -ENOMEM at least once, else the injected faults never reached
+ *	it (e.g. no fault point on its path) and the sweep proved nothing.
  */
 struct fop {
 	const char *name;
@@ -513,36 +522,41 @@ struct fop {
 	enum fkind kind;
 	int errs[3];
 	bool bulk;
+	bool nomem;
 };
 
 #define OP(n, c, w, g, t, k) { .name = n, .call = c, .want = w, .gets = g, .taken = t, .kind = k }
+/* An operation whose second pass must see -ENOMEM (@nomem). */
+#define OPM(n, c, w, g, t, k) { .name = n, .call = c, .want = w, .gets = g, .taken = t, \
+				 .kind = k, .nomem = true }
 
 static const struct fop fops[] = {
-	OP("create", c_create, 0, BASE, 0, K_ATTACH),
-	OP("create with a limiter", c_create_rl, 0, BASE, 0, K_ATTACH),
+	OPM("create", c_create, 0, BASE, 0, K_ATTACH),
+	OPM("create with a limiter", c_create_rl, 0, BASE, 0, K_ATTACH),
 	OP("open (attach by name)", c_open, 0, BASE, 0, K_ATTACH),
 	{ .name = "open(2) of /dev/kwq", .call = c_devopen, .want = 0, .gets = BASE,
-	  .kind = K_QUEUE, .errs = { ENFILE, EMFILE } },
-	OP("list", c_list, -1, BASE, 0, K_QUEUE),
-	OP("add of a new key", c_add_new, KWQ_ADD_QUEUED, BASE " n/1", 0, K_QUEUE),
+	  .kind = K_QUEUE, .errs = { ENFILE, EMFILE }, .nomem = true },
+	OPM("list", c_list, -1, BASE, 0, K_QUEUE),
+	OPM("add of a new key", c_add_new, KWQ_ADD_QUEUED, BASE " n/1", 0, K_QUEUE),
 	OP("add of a queued key", c_add_queued, KWQ_ADD_DUPLICATE, BASE, 0, K_QUEUE),
 	OP("add of a key being processed", c_add_processing, KWQ_ADD_DEFERRED, BASE " p/1", 0,
 	   K_QUEUE),
 	OP("add of a waiting key", c_add_waiting, KWQ_ADD_QUEUED, BASE, 0, K_QUEUE),
-	OP("add-after of a new key (1 h)", c_after_new, KWQ_ADD_WAITING, BASE " n/1", 0, K_QUEUE),
-	OP("add-after of a new key (no delay)", c_after_new_now, KWQ_ADD_QUEUED, BASE " n/1", 0,
+	OPM("add-after of a new key (1 h)", c_after_new, KWQ_ADD_WAITING, BASE " n/1", 0, K_QUEUE),
+	OPM("add-after of a new key (no delay)", c_after_new_now, KWQ_ADD_QUEUED, BASE " n/1", 0,
 	   K_QUEUE),
 	OP("add-after replacing a deadline", c_after_replace, KWQ_ADD_WAIT_MOVED, BASE, 0,
 	   K_QUEUE),
-	OP("add-rate-limited of a new key", c_rl_new, KWQ_ADD_WAITING, BASE " n/1", 0, K_QUEUE),
+	OPM("add-rate-limited of a new key", c_rl_new, KWQ_ADD_WAITING, BASE " n/1", 0, K_QUEUE),
 	OP("add-rate-limited of a backoff-only key", c_rl_backoff, KWQ_ADD_WAITING, BASE " b/1", 0,
 	   K_QUEUE),
-	OP("add batch (4 new keys, 1 queued)", c_add_batch, 5, BASE " n/1 n/2 n/3 n/4", 0,
+	OPM("add batch (4 new keys, 1 queued)", c_add_batch, 5, BASE " n/1 n/2 n/3 n/4", 0,
 	   K_BATCH),
 	{ .name = "add batch of " __stringify(BULK) " new keys (the table grows)",
-	  .call = c_add_bulk, .want = BULK, .gets = BASE, .kind = K_BATCH, .bulk = true },
+	  .call = c_add_bulk, .want = BULK, .gets = BASE, .kind = K_BATCH, .bulk = true,
+	  .nomem = true },
 	OP("get", c_get, 0, "p/2 q/2 w/1", 1, K_QUEUE),
-	OP("get batch", c_get_batch, 2, "p/2 w/1", 2, K_QUEUE),
+	OPM("get batch", c_get_batch, 2, "p/2 w/1", 2, K_QUEUE),
 	OP("done of a dirty key", c_done, KWQ_DONE_REQUEUED, BASE, 0, K_QUEUE),
 	OP("cancel", c_cancel, 1, "p/2 q/1 q/2", 0, K_QUEUE),
 	OP("forget", c_forget, 1, BASE, 0, K_QUEUE),
@@ -881,6 +895,9 @@ static void tally_text(char *out, size_t n, const char *label, const struct tall
 		snprintf(out + off, n - off, " nothing to fail");
 }
 
+/* Runs of the whole sweep that ended in -ENOMEM, in either pass. */
+static unsigned int nomem_total;
+
 /*
  * Sweep one operation twice: failing its n-th fault point (n = 1, 2, ...),
  * then its n-th and all later ones. Prints one TAP line.
@@ -890,7 +907,7 @@ static void sweep(const struct fop *op)
 	unsigned int n, left, total, k, ntries = 0, tries[64];
 	struct tally nth = { 0 }, from = { 0 };
 	char why[512] = "", detail[512];
-	bool bad = false, done = false;
+	bool bad = false, done = false, unreached;
 	struct fx fx;
 	int res = 0;
 
@@ -940,6 +957,13 @@ static void sweep(const struct fop *op)
 	if (!bad && !done)
 		snprintf(why, sizeof(why), "still reaching fault points after %u",
 			 total + 1 + slack);
+	nomem_total += nth.nomem + from.nomem;
+	/* Passing vacuously: no injected fault reached the call. */
+	unreached = op->nomem && !from.nomem;
+	if (!bad && done && unreached)
+		snprintf(why, sizeof(why), "memory ran out from each of its %u points on and the "
+			 "call never failed with -ENOMEM: the injected faults did not reach it",
+			 nth.points);
 
 	snprintf(detail, sizeof(detail), "%u fault point%s", nth.points,
 		 nth.points == 1 ? "" : "s");
@@ -950,7 +974,7 @@ static void sweep(const struct fop *op)
 		tally_text(detail, sizeof(detail), "n-th failing:", &nth);
 		tally_text(detail, sizeof(detail), "n-th and later failing:", &from);
 	}
-	ok(done && !bad, "%s: %s%s", op->name, detail,
+	ok(done && !bad && !unreached, "%s: %s%s", op->name, detail,
 	   nth.nomem + nth.other + nth.partial + from.nomem + from.other + from.partial ?
 	   "; queue unchanged by each failure, retry succeeded, nothing lost" :
 	   "; nothing lost");
@@ -1031,5 +1055,9 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	printf("# sweep took %llu ms\n", (unsigned long long)((uint64_t)ts.tv_sec * 1000 +
 						       (uint64_t)ts.tv_nsec / 1000000 - t0));
+	/* With --only, the operations chosen may have nothing to fail. */
+	if (!only)
+		ok(nomem_total > 0, "injected faults reached user space: %u runs failed with "
+		   "-ENOMEM", nomem_total);
 	return tap_done();
 }
