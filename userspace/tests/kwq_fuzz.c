@@ -1765,15 +1765,33 @@ static void lease_child(struct rng *r)
 	close(mon);
 }
 
+/*
+ * Two queues of root's that no worker touches, so their modes stay as made:
+ * an unprivileged opener must be refused the first and let into the second.
+ */
+#define PRIV_CLOSED	"fz-priv-0600"
+#define PRIV_OPEN	"fz-priv-0666"
+
 /* An unprivileged process: may open only what the mode allows, never destroy. */
 static void priv_child(void)
 {
-	int status, i;
+	int status, i, fd;
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
+		fd = raw_open_queue(PRIV_CLOSED, O_RDWR);
+		if (fd >= 0)
+			_exit(3);
+		if (fd != -EACCES)
+			_exit(4);
+		fd = raw_open_queue(PRIV_OPEN, O_RDWR);
+		if (fd < 0)
+			_exit(5);
+		if (ioctl(fd, KWQ_IOC_DESTROY, NULL) == 0 || errno != EPERM)
+			_exit(6);
+		close(fd);
 		for (i = 0; i < NQNAMES; i++) {
 			int fd = raw_open_queue(qnames[i], O_RDWR);
 
@@ -1793,8 +1811,10 @@ static void priv_child(void)
 		;
 	n_priv_children++;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		failf(NULL, F_PRIV, "unprivileged child: status %#x (10+i: open of fz-i failed "
-		      "oddly, 20+i: destroy of fz-i not EPERM)", status);
+		failf(NULL, F_PRIV, "unprivileged child: status %#x (3: opened " PRIV_CLOSED
+		      ", 4: its open not EACCES, 5: open of " PRIV_OPEN " failed, 6: its "
+		      "destroy not EPERM, 10+i: open of fz-i failed oddly, 20+i: destroy of "
+		      "fz-i not EPERM)", status);
 }
 
 /* ---- cleanup ------------------------------------------------------------ */
@@ -2273,6 +2293,16 @@ int main(int argc, char **argv)
 	nq = our_queues(names, 256);
 	for (i = 0; i < nq; i++)
 		drain_queue(names[i], true);
+	for (i = 0; i < 2; i++) {
+		const char *pn = i ? PRIV_OPEN : PRIV_CLOSED;
+		int pfd = kwq_create(pn, i ? 0666 : 0600, 0);
+
+		if (pfd < 0) {
+			printf("Bail out! create %s: %s\n", pn, strerror(-pfd));
+			return 1;
+		}
+		close(pfd);
+	}
 	/* --seconds counts from here: the deterministic pass is part of it. */
 	t0 = now_ns();
 	efault_phase();
@@ -2445,8 +2475,9 @@ int main(int argc, char **argv)
 	ok(!fails[F_LEASE] && n_lease_children > 0, "%llu consumers SIGKILLed holding %llu "
 	   "leased keys: every key requeued (%lu violations)", n_lease_children, n_lease_keys,
 	   fails[F_LEASE]);
-	ok(!fails[F_PRIV], "%llu unprivileged children: opens only as the mode allows, destroy "
-	   "-EPERM (%lu violations)", n_priv_children, fails[F_PRIV]);
+	ok(!fails[F_PRIV] && n_priv_children > 0, "%llu unprivileged children: opens only as "
+	   "the mode allows (" PRIV_CLOSED " -EACCES, " PRIV_OPEN " opened), destroy -EPERM "
+	   "(%lu violations)", n_priv_children, fails[F_PRIV]);
 	ok(!fails[F_CLEANUP], "final cleanup: %d queues drained (%ld keys) to items == 0, no key "
 	   "left leased, no queue left (%lu problems)", nq, drained, fails[F_CLEANUP]);
 	ok(fds1 == fds0 && !fails[F_FD], "no descriptor leaked (%d open before, %d after)", fds0,
