@@ -155,22 +155,23 @@ run_flavour() {
 	bad=0
 	case $status in 90 | 124 | 125) bad=1 ;; esac
 	verdict "$flavour-console-clean" $bad
+	# The failure list (repeated at the very end of the run) carries the
+	# first problem lines and the console's last lines, so a log's tail
+	# alone says what went wrong.
+	if ((bad)); then
+		{
+			# None for a timeout: not a reason to stop the run (set -e).
+			grep -h '^KWQ-SPLAT: \[' "$out/$flavour.out" "$out/$flavour.err" | head -n 5 || true
+			echo "last console lines:"
+			tail -n 12 "$out/$flavour-console.log"
+		} | sed "s|^|$flavour-console-clean:   |" >>"$failed_list"
+	fi
 	# The guest script ends with status 0 once it has run to its end; any
 	# other status (a sourced script that aborted, a missing file) means
 	# sections after it never ran, whatever the sections that did say.
 	bad=0
 	case $status in 0 | 90) ;; *) bad=1 ;; esac
 	verdict "$flavour-guest-ran-to-its-end" $bad
-	# The failure list (repeated at the very end of the run) carries the
-	# first problem lines and the console's last lines, so a log's tail
-	# alone says what went wrong.
-	if ((bad)); then
-		{
-			grep -h '^KWQ-SPLAT: \[' "$out/$flavour.out" "$out/$flavour.err" | head -n 5
-			echo "last console lines:"
-			tail -n 12 "$out/$flavour-console.log"
-		} | sed "s|^|$flavour-console-clean:   |" >>"$failed_list"
-	fi
 	"$top/scripts/tap-sections.sh" "$out/$flavour.out" >"$out/$flavour.sections"
 	while read -r section; do
 		"$top/scripts/tap-sections.sh" "$out/$flavour.out" "$section" \
