@@ -891,6 +891,89 @@ static void test_kwqctl(void)
 	is(kwq_open("acc-ctl-r", O_RDONLY), -ENOENT, "kwqctl: the owner destroyed the queues");
 }
 
+/* ---- root of a user namespace over its IPC namespace's queues ------------ */
+
+#define NS_OWNER_UID	1030	/* ns uid 1 */
+#define NS_OTHER_UID	1031	/* ns uid 2 */
+
+/* As ns uid @arg: make the 0600 queue (1) or try to open it (2). */
+static int ns_user(void *arg)
+{
+	uid_t uid = (uid_t)(uintptr_t)arg;
+	int fd;
+
+	if (setresgid(uid, uid, uid) || setgroups(0, NULL) || setresuid(uid, uid, uid))
+		return 100;
+	if (uid == 1)
+		return kwq_create("acc-nsown", 0600, 0) >= 0 ? 0 : 1;
+	fd = kwq_open("acc-nsown", O_RDWR);
+	return fd == -EACCES ? 0 : 2;
+}
+
+/*
+ * In a user and IPC namespace whose maps the parent wrote (ns uids 0-2):
+ * ns uid 1 makes a 0600 queue, ns uid 2 is refused it, and ns root, which
+ * owns none of it, opens it and destroys it with its capabilities there.
+ */
+static int ns_root(void *arg)
+{
+	int *sync = arg, fd, r;
+	char c;
+
+	if (become(USERNS_UID) || unshare(CLONE_NEWUSER | CLONE_NEWIPC))
+		return 100;
+	if (write(sync[1], "u", 1) != 1 || read(sync[2], &c, 1) != 1)
+		return 101;
+	if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+		return 102;
+	r = run_child(ns_user, (void *)(uintptr_t)1);
+	if (r)
+		return 10 + r;
+	r = run_child(ns_user, (void *)(uintptr_t)2);
+	if (r)
+		return 20 + r;
+	fd = kwq_open("acc-nsown", O_RDWR);
+	if (fd < 0)
+		return 30;
+	return kwq_destroy(fd) ? 40 : 0;
+}
+
+static void test_userns_root(void)
+{
+	int up[2], go[2], sync[3], status = -1;
+	char path[64], map[64], c;
+	pid_t pid;
+
+	if (pipe(up) || pipe(go)) {
+		ok(0, "userns root: pipes");
+		return;
+	}
+	sync[1] = up[1];
+	sync[2] = go[0];
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(ns_root(sync));
+	/* The child is in its namespaces: map ns uids 0, 1, 2 (root may). */
+	if (read(up[0], &c, 1) == 1) {
+		snprintf(map, sizeof(map), "0 %d 1\n1 %d 1\n2 %d 1\n", USERNS_UID, NS_OWNER_UID,
+			 NS_OTHER_UID);
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		ok(!write_file(path, map), "userns root: root writes a three-uid map");
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+		ok(!write_file(path, map), "userns root: and the same gid map");
+	}
+	if (write(go[1], "g", 1) != 1)
+		ok(0, "userns root: go");
+	waitpid(pid, &status, 0);
+	is(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), 0,
+	   "userns root: ns uid 2 is refused ns uid 1's 0600 queue, ns root opens and destroys it");
+	close(up[0]);
+	close(up[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -905,6 +988,7 @@ int main(void)
 	test_writer_learns();
 	test_group();
 	test_scope_fixed();
+	test_userns_root();
 	test_kwqctl();
 	return tap_done();
 }
