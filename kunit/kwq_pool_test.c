@@ -803,16 +803,23 @@ struct par_env {
 	u32 fail_at;
 };
 
+/* A piece begins: count the call, and raise @peak to the pieces now running. */
+static void par_enter(atomic_t *calls, atomic_t *busy, atomic_t *peak)
+{
+	int n = atomic_inc_return(busy);
+	int old = atomic_read(peak);
+
+	while (n > old && !atomic_try_cmpxchg(peak, &old, n))
+		;
+	atomic_inc(calls);
+}
+
 static int par_fn(void *ctx, u32 piece)
 {
 	struct par_env *pe = ctx;
-	int n = atomic_inc_return(&pe->busy);
-	int peak = atomic_read(&pe->peak);
 	unsigned long end;
 
-	while (n > peak && !atomic_try_cmpxchg(&pe->peak, &peak, n))
-		;
-	atomic_inc(&pe->calls);
+	par_enter(&pe->calls, &pe->busy, &pe->peak);
 	if (piece < ARRAY_SIZE(pe->seen))
 		atomic_inc(&pe->seen[piece]);
 	/* The first @gate pieces wait until @gate of them are in at once. */
@@ -916,12 +923,8 @@ struct par_huge {
 static int par_huge_fn(void *ctx, u32 piece)
 {
 	struct par_huge *ph = ctx;
-	int n = atomic_inc_return(&ph->busy);
-	int peak = atomic_read(&ph->peak);
 
-	while (n > peak && !atomic_try_cmpxchg(&ph->peak, &peak, n))
-		;
-	atomic_inc(&ph->calls);
+	par_enter(&ph->calls, &ph->busy, &ph->peak);
 	if (test_and_set_bit(piece, ph->seen))
 		atomic_inc(&ph->dup);
 	if (current != ph->caller) {
