@@ -164,25 +164,12 @@ func (q *Queue) GetBatch(ctx context.Context, max int) ([]string, error) {
 		} else {
 			err = q.callWait(iocGetBatchCmd, unsafe.Pointer(&b.arg))
 		}
-		if try == deadlineNowait && (err == syscall.EAGAIN || err == syscall.ENOMEM) &&
-			deadline != deadlineNowait {
-			// No key ready, or no memory for the hand-outs without
-			// sleeping (the keys stay queued): the waiting call
-			// follows, which may sleep for memory.
-			try = deadline
-			continue
-		}
-		if try == deadlineNowait && err == syscall.ENOMEM {
-			// A deadline in the past waits for no key but may sleep
-			// for memory; the next round does not wait again.
-			try = deadlinePast
+		var again bool
+		if try, again, err = nextGetTry(try, deadline, err); again {
 			continue
 		}
 		if try == deadlinePast {
-			try = deadlineNowait
-			if err == syscall.ETIMEDOUT {
-				err = syscall.EAGAIN // no key ready: poll
-			}
+			try = deadlineNowait // the next round does not sleep for memory first
 		}
 		if errors.Is(err, syscall.EAGAIN) {
 			if err = q.waitReadable(ctx, deadlineForever); err == nil {

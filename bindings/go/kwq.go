@@ -197,8 +197,7 @@ func ioctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
 	if h := ioctlHook.Load(); h != nil {
 		return (*h)(fd, req, arg, false)
 	}
-	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
-	return e
+	return sysIoctl(fd, req, arg, false)
 }
 
 // rawIoctl is for the calls that do not wait (add, done, stats, a get
@@ -209,8 +208,7 @@ func rawIoctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
 	if h := ioctlHook.Load(); h != nil {
 		return (*h)(fd, req, arg, true)
 	}
-	_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
-	return e
+	return sysIoctl(fd, req, arg, true)
 }
 
 // call runs one non-waiting ioctl on the handle's descriptor.
@@ -631,6 +629,30 @@ func (q *Queue) getFlags() uint32 {
 	return 0
 }
 
+// nextGetTry is the retry rule of a get that tried with the kernel
+// deadline try on its way to deadline. It returns the next call's
+// deadline and whether to make it, or else the error to go on with:
+//   - a try without waiting (deadlineNowait) that found no key ready
+//     (EAGAIN), or no memory for the hand-out without sleeping (ENOMEM;
+//     the key stays queued), leads to the waiting call, whose error alone
+//     is final;
+//   - for a get that must not wait for a key, that ENOMEM leads to a call
+//     with a deadline already past (deadlinePast), which may sleep for
+//     memory but not for a key, and whose ETIMEDOUT means what the first
+//     try's EAGAIN would have: no key ready.
+func nextGetTry(try, deadline uint64, err error) (uint64, bool, error) {
+	switch {
+	case try == deadlineNowait && deadline != deadlineNowait &&
+		(err == syscall.EAGAIN || err == syscall.ENOMEM):
+		return deadline, true, err
+	case try == deadlineNowait && err == syscall.ENOMEM:
+		return deadlinePast, true, err
+	case try == deadlinePast && err == syscall.ETIMEDOUT:
+		return try, false, syscall.EAGAIN
+	}
+	return try, false, err
+}
+
 // get takes one key with a kernel deadline.
 func (q *Queue) get(deadline uint64) (string, error) {
 	s := scratchPool.Get().(*scratch)
@@ -647,23 +669,9 @@ func (q *Queue) get(deadline uint64) (string, error) {
 		} else {
 			err = q.callWait(iocGetCmd, unsafe.Pointer(&s.get))
 		}
-		if try == deadlineNowait && (err == syscall.EAGAIN || err == syscall.ENOMEM) &&
-			deadline != deadlineNowait {
-			// No key ready, or no memory for the hand-out without
-			// sleeping (the key stays queued): the waiting get
-			// follows, which may sleep for memory. Only its error is
-			// final.
-			try = deadline
+		var again bool
+		if try, again, err = nextGetTry(try, deadline, err); again {
 			continue
-		}
-		if try == deadlineNowait && err == syscall.ENOMEM {
-			// A get that does not wait for a key may still sleep for
-			// the hand-out's memory: a deadline in the past does.
-			try = deadlinePast
-			continue
-		}
-		if try == deadlinePast && err == syscall.ETIMEDOUT {
-			err = syscall.EAGAIN // no key ready, as the first try says
 		}
 		if err == syscall.EMSGSIZE && int(s.get.KeyLen) > len(buf) {
 			buf = make([]byte, s.get.KeyLen)

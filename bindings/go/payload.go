@@ -62,15 +62,9 @@ func (q *Queue) getPayload(deadline uint64) (string, []byte, error) {
 		err := q.callWait(iocGetCmd, unsafe.Pointer(&g))
 		runtime.KeepAlive(kbuf)
 		runtime.KeepAlive(pbuf)
-		if try == deadlineNowait && err == syscall.ENOMEM {
-			// No memory for the hand-out without sleeping (the key
-			// stays queued): a deadline in the past waits for no key
-			// but may sleep for memory.
-			try = deadlinePast
+		var again bool
+		if try, again, err = nextGetTry(try, deadline, err); again {
 			continue
-		}
-		if try == deadlinePast && err == syscall.ETIMEDOUT {
-			err = syscall.EAGAIN // no key ready, as the first try says
 		}
 		if err == syscall.EMSGSIZE && int(g.PayloadLen) > len(pbuf) {
 			pbuf = make([]byte, g.PayloadLen)
