@@ -95,16 +95,13 @@ static int write_progress(const char *path, long n)
 	return ret;
 }
 
-static int produce(const char *name, const char *prefix, long first, long count,
-		   const struct opts *o)
+/* Add PREFIX/FIRST .. PREFIX/FIRST+COUNT-1 to @fd, with --progress and --delay-us. */
+static int add_keys(int fd, const char *prefix, long first, long count, const struct opts *o)
 {
 	char key[KWQ_KEY_MAX + 1];
 	long i;
-	int fd, len, ret;
+	int len, ret;
 
-	fd = open_queue(name, O_WRONLY, o);
-	if (fd < 0)
-		return err("open", fd);
 	if (o->progress && write_progress(o->progress, 0))
 		return err("progress file", -EIO);
 	for (i = 0; i < count; i++) {
@@ -117,6 +114,18 @@ static int produce(const char *name, const char *prefix, long first, long count,
 		if (o->delay_us)
 			usleep((useconds_t)o->delay_us);
 	}
+	return 0;
+}
+
+static int produce(const char *name, const char *prefix, long first, long count,
+		   const struct opts *o)
+{
+	int fd = open_queue(name, O_WRONLY, o);
+
+	if (fd < 0)
+		return err("open", fd);
+	if (add_keys(fd, prefix, first, count, o))
+		return 1;
 	printf("produced %ld\n", count);
 	close(fd);
 	return 0;
@@ -126,10 +135,9 @@ static int produce(const char *name, const char *prefix, long first, long count,
 static int charge(const char *name, const char *prefix, long first, long count,
 		  const struct opts *o)
 {
-	char key[KWQ_KEY_MAX + 1], cg[128];
+	char cg[128];
 	long long before, after;
-	long i;
-	int fd, len, ret;
+	int fd, ret;
 
 	ret = memcg_setup(cg, sizeof(cg), "charge");
 	if (!ret)
@@ -140,12 +148,8 @@ static int charge(const char *name, const char *prefix, long first, long count,
 	if (fd < 0)
 		return err("open", fd);
 	before = memcg_current(cg);
-	for (i = 0; i < count; i++) {
-		len = snprintf(key, sizeof(key), "%s/%ld", prefix, first + i);
-		ret = kwq_add(fd, key, (size_t)len);
-		if (ret < 0)
-			return err("add", ret);
-	}
+	if (add_keys(fd, prefix, first, count, o))
+		return 1;
 	after = memcg_current(cg);
 	close(fd);
 	/* Out again, so that the cgroup can go; what it was charged stays charged. */
