@@ -41,6 +41,7 @@
 #include <linux/string.h>
 
 #include "kwq.h"
+#include "kwq_compat.h"
 #include "kwq_fake_clock.h"
 
 static unsigned int model_seed = 1;
@@ -2563,7 +2564,7 @@ static struct {
 	struct mcov cov;
 } mstate;
 
-static const void *mchunks(const void *prev, char *desc)
+static KWQ_KUNIT_PARAMS_GEN(mchunks)
 {
 	uintptr_t i = (uintptr_t)prev;
 	u32 first, end;

@@ -36,6 +36,7 @@
 
 #include "kwq.h"
 #include "kwq_acct.h"
+#include "kwq_compat.h"
 #include "kwq_far.h"
 #include "kwq_item.h"
 #include "kwq_limiter.h"
@@ -494,7 +495,7 @@ static inline void kwq_unlock(struct kwq *q)
  * dropped. Never with PREEMPT_RT, where the lock sleeps.
  */
 static inline bool kwq_trylock_hardirq(struct kwq *q)
-	__cond_acquires(&q->lock)
+	kwq_cond_acquires(&q->lock)
 {
 	lockdep_assert_in_irq();
 	if (!spin_trylock(&q->lock))

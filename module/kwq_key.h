@@ -24,7 +24,7 @@
 #include <linux/jhash.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include "kwq_unaligned.h"
+#include "kwq_compat.h"
 
 /**
  * struct kwq_hash_secret - the per-queue secrets of kwq_key_hash()

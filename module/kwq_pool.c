@@ -437,17 +437,6 @@ void kwq_pool_stats(const struct kwq_pool *pool, struct kwq_pool_stats *st)
 }
 EXPORT_SYMBOL_GPL(kwq_pool_stats);
 
-/*
- * kwq_parallelize() runs on the unbound system workqueue. 6.17 added
- * system_dfl_wq as its new name (system_unbound_wq is deprecated and will
- * go); no workqueue is allocated here, so WQ_PERCPU does not matter.
- */
-#if KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE
-#define kwq_unbound_wq	system_dfl_wq
-#else
-#define kwq_unbound_wq	system_unbound_wq
-#endif
-
 /**
  * struct kwq_par - one kwq_parallelize() call, shared by its workers
  * @fn: see kwq_parallelize().

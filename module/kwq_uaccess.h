@@ -26,7 +26,7 @@
 #include <linux/sched.h>
 #include <linux/time_namespace.h>
 #include <linux/uaccess.h>
-#include "kwq_unaligned.h"
+#include "kwq_compat.h"
 
 #include "kwq.h"
 
