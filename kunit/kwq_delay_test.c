@@ -637,6 +637,88 @@ static void kwq_delay_test_timer_finds_lock_held(struct kunit *test)
 	kwq_destroy(q);
 }
 
+struct restart_race {
+	struct kwq *q;
+	struct completion done;
+	bool seen_running;	/* the callback was held open */
+	bool queued_in_window;	/* the cancel started the timer meanwhile */
+};
+
+/* On another CPU: wait for the timer's callback, then cancel "a". */
+static int restart_racer(void *data)
+{
+	struct restart_race *r = data;
+	ktime_t give_up = ktime_add_ms(ktime_get(), 2000);
+
+	while (!hrtimer_callback_running(&r->q->timer) && ktime_before(ktime_get(), give_up))
+		cpu_relax();
+	r->seen_running = hrtimer_callback_running(&r->q->timer);
+	kwq_cancel(r->q, "a", 1);
+	r->queued_in_window = hrtimer_is_queued(&r->q->timer) &&
+			      hrtimer_callback_running(&r->q->timer);
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * Without PREEMPT_RT: another CPU starts the queue's timer between its
+ * interrupt and the callback's trylock (the window is held open for
+ * 20 ms by kwq_test_hard_delay_ms): "a" is due, its cancel there starts
+ * the timer for "b", which is due too by the time the callback runs.
+ * The callback runs "b" and must then start the queued timer for "c",
+ * never set its expiry in place (kwq_arm_locked() warns if it would):
+ * that expiry orders the timer in its CPU's tree.
+ */
+static void kwq_delay_test_timer_restarted_in_window(struct kunit *test)
+{
+	struct restart_race r = {};
+	struct task_struct *t;
+	char buf[8];
+	u32 len = 0;
+	int cpu, other;
+
+	if (!KWQ_TIMER_HARD)
+		kunit_skip(test, "PREEMPT_RT: the timer is soft and its callback takes the lock");
+	r.q = kwq_create(NULL, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.q);
+	init_completion(&r.done);
+	KUNIT_ASSERT_EQ(test, kwq_add_after(r.q, "c", 1, MS(2000), 0), KWQ_ADD_WAITING);
+	KUNIT_ASSERT_EQ(test, kwq_add_after(r.q, "b", 1, MS(10), 0), KWQ_ADD_WAITING);
+	KUNIT_ASSERT_EQ(test, kwq_add_after(r.q, "a", 1, MS(5), 0), KWQ_ADD_WAITING);
+	/* The racer runs on a CPU other than the one the timer is queued on. */
+	cpu = READ_ONCE(r.q->timer.base)->cpu_base->cpu;
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other >= nr_cpu_ids) {
+		kwq_destroy(r.q);
+		kunit_skip(test, "needs two CPUs");
+	}
+	WRITE_ONCE(kwq_test_hard_delay_ms, 20);
+	t = kthread_create(restart_racer, &r, "kwq-restart-racer");
+	if (IS_ERR(t)) {
+		WRITE_ONCE(kwq_test_hard_delay_ms, 0);
+		kwq_destroy(r.q);
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(t));
+		return;
+	}
+	kthread_bind(t, other);
+	wake_up_process(t);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, get_within(r.q, buf, sizeof(buf), &len), 0);
+	WRITE_ONCE(kwq_test_hard_delay_ms, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, r.seen_running, "the timer's callback never ran on CPU %d", cpu);
+	KUNIT_EXPECT_TRUE_MSG(test, r.queued_in_window,
+			      "the cancel did not start the timer while its callback waited");
+	KUNIT_EXPECT_EQ(test, len, 1);
+	KUNIT_EXPECT_EQ(test, buf[0], 'b');
+	kwq_lock(r.q);
+	KUNIT_EXPECT_EQ(test, r.q->n_waiting, 1);
+	KUNIT_EXPECT_TRUE(test, hrtimer_is_queued(&r.q->timer));
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&r.q->timer)),
+			ktime_to_ns(r.q->armed));
+	kwq_unlock(r.q);
+	kwq_destroy(r.q);
+}
+
 /*
  * 200 keys due at once when the real timer fires: it is cancelled after
  * the first add (the later deadlines do not arm it again) and started
@@ -1312,6 +1394,7 @@ static struct kunit_case kwq_delay_cases[] = {
 	KUNIT_CASE(kwq_delay_test_real_timer),
 	KUNIT_CASE(kwq_delay_test_timer_finds_lock_held),
 	KUNIT_CASE(kwq_delay_test_timer_steps),
+	KUNIT_CASE(kwq_delay_test_timer_restarted_in_window),
 	KUNIT_CASE(kwq_delay_test_timer_after_shutdown),
 	KUNIT_CASE(kwq_delay_test_timer_follows_keeper),
 	KUNIT_CASE(kwq_delay_test_lateness),

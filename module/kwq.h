@@ -55,9 +55,17 @@ struct kwq;
  *	queue asks for KTIME_MAX, and so does a queue before its memory is
  *	freed: after that call the clock must forget @q.
  *
- * Queues use the monotonic clock and their own hrtimer (hard, or soft
- * with PREEMPT_RT) unless made with a clock of their own; tests use one
- * to step time deterministically.
+ * Forgetting is not enough for a call of kwq_run_due(@q) the clock has
+ * already begun (it may be waiting for the lock that the release holds):
+ * a clock whose calls may overlap the last kwq_put() holds a reference
+ * (kwq_get_ref()) across each call, or orders its calls before that put
+ * itself, as a test that steps the clock in the thread that destroys the
+ * queue does.
+ *
+ * Queues use the monotonic clock and their own hrtimer (expiring in the
+ * timer interrupt, or in softirq context with PREEMPT_RT) unless made
+ * with a clock of their own; tests use one to step time
+ * deterministically.
  */
 struct kwq_clock {
 	ktime_t (*now)(struct kwq_clock *clock);

@@ -311,6 +311,9 @@ int kwq_debounce_locked(struct kwq *q, struct kwq_item *it, s64 delay_ns, u64 ma
 enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer);
 enum hrtimer_restart kwq_rerun_fn(struct hrtimer *timer);
 enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int kwq_test_hard_delay_ms;
+#endif
 int kwq_sleep_until(ktime_t deadline, ktime_t wake_at);
 ktime_t kwq_consumer_timer(struct kwq *q, bool *keeper);
 bool kwq_end_processing_locked(struct kwq *q, struct kwq_item *it);

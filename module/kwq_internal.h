@@ -47,10 +47,13 @@
 /*
  * Without PREEMPT_RT a queue's timer runs in the timer interrupt, with a
  * soft timer for what it cannot do there (kwq_timer_hard_fn()); with it,
- * where kwq.lock sleeps, the timer is soft.
+ * where kwq.lock sleeps, the timer is soft. It is never marked _HARD: its
+ * callback takes spinlock_t locks (kwq.lock, tried; the wait queues it
+ * wakes), which PREEMPT_RT's rules allow only in a timer that RT moves to
+ * softirq, as timerfd's, and lockdep checks it so on every kernel.
  */
 #define KWQ_TIMER_HARD	(!IS_ENABLED(CONFIG_PREEMPT_RT))
-#define KWQ_TIMER_MODE	(KWQ_TIMER_HARD ? HRTIMER_MODE_ABS_HARD : HRTIMER_MODE_ABS_SOFT)
+#define KWQ_TIMER_MODE	HRTIMER_MODE_ABS
 
 struct kwq_side_chunk;
 
@@ -284,14 +287,17 @@ struct kwq_hist {
  * @resize_work: resizes @items (kwq_resize_work()).
  * @sides_work: frees the chunks of sides no key uses (kwq_sides_work()).
  * @timer: the hrtimer armed for @armed: the earliest waiting deadline,
- *	a far slot's move (kwq_far.h) or a processing timeout. A hard timer
- *	(kwq_timer_hard_fn()), or with PREEMPT_RT a soft one (KWQ_TIMER_HARD).
+ *	a far slot's move (kwq_far.h) or a processing timeout. It expires in
+ *	the timer interrupt (kwq_timer_hard_fn()), or with PREEMPT_RT in
+ *	softirq context (KWQ_TIMER_HARD).
  * @rerun: without PREEMPT_RT, the soft hrtimer that runs at once what
  *	@timer leaves: keys still due after its step, a step it found the
  *	lock held for, a queue shutting down.
  * @hard_run: @timer's callback is running its step, so kwq_arm_locked()
  *	sets @timer's expiry instead of starting it, and the callback
- *	restarts it if @armed is not KTIME_MAX. Under @lock.
+ *	restarts it if @armed is not KTIME_MAX; unless another CPU started
+ *	@timer again before the callback took @lock: then it is queued, and
+ *	kwq_arm_locked() starts it as anywhere else. Under @lock.
  * @clock: a test clock, or NULL for ktime_get() and @timer.
  * @policy: enum kwq_wait_policy used when an add names none.
  * @gfp: allocation flags for key records.

@@ -8,13 +8,16 @@
  * timer: with PREEMPT_RT its own for the next deadline, without it the
  * queue's, pulled to the consumer's CPU.
  *
- * Without PREEMPT_RT the timer is hard: it runs a step of due keys in the
- * timer interrupt and wakes their consumers from there, as timerfd and
- * clock_nanosleep() wake their sleepers, and hands what it cannot do
+ * Without PREEMPT_RT the timer expires in the timer interrupt: it runs a
+ * step of due keys there and wakes their consumers from there, as timerfd
+ * and clock_nanosleep() wake their sleepers, and hands what it cannot do
  * there to a soft timer (kwq.rerun). With PREEMPT_RT, where kwq.lock
- * sleeps, the timer is soft and its callback runs in a kernel thread.
+ * sleeps, the timer is soft and its callback runs in a kernel thread. It
+ * is never marked _HARD (KWQ_TIMER_MODE), and its callback never sets the
+ * expiry of a timer another CPU has queued meanwhile.
  */
 
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -68,9 +71,14 @@ static void kwq_arm_locked(struct kwq *q, ktime_t expires, bool spent)
 	WRITE_ONCE(q->armed, expires);
 	if (q->clock) {
 		q->clock->program(q->clock, q, expires);
-	} else if (q->hard_run) {
-		/* In the hard timer's own run: it restarts itself if armed. */
-		if (expires != KTIME_MAX)
+	} else if (q->hard_run && !hrtimer_is_queued(&q->timer)) {
+		/*
+		 * In the hard timer's own run: it restarts itself if armed.
+		 * Never on a queued timer, whose expiry orders its CPU's
+		 * timer tree: another CPU may have started it between the
+		 * interrupt and the callback's trylock (kwq_timer_hard_fn()).
+		 */
+		if (expires != KTIME_MAX && !WARN_ON_ONCE(hrtimer_is_queued(&q->timer)))
 			hrtimer_set_expires(&q->timer, expires);
 	} else if (expires == KTIME_MAX) {
 		hrtimer_try_to_cancel(&q->timer);
@@ -414,6 +422,28 @@ enum hrtimer_restart kwq_rerun_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * KUnit only: how long the hard timer's callback spins before it tries
+ * kwq.lock, to hold open the window in which another CPU may start the
+ * timer again (kwq_delay_test_timer_restarted_in_window).
+ */
+unsigned int kwq_test_hard_delay_ms;
+EXPORT_SYMBOL_GPL(kwq_test_hard_delay_ms);
+
+static void kwq_test_hard_delay(void)
+{
+	unsigned int ms = READ_ONCE(kwq_test_hard_delay_ms);
+
+	if (ms)
+		mdelay(ms);
+}
+#else
+static inline void kwq_test_hard_delay(void)
+{
+}
+#endif
+
 /*
  * The hard timer (without PREEMPT_RT): one step in the timer interrupt
  * itself, so that the consumer it wakes runs next, with no softirq in
@@ -428,6 +458,7 @@ enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer)
 	unsigned int ready = 0;
 	bool restart, dead;
 
+	kwq_test_hard_delay();
 	if (!kwq_trylock_hardirq(q))
 		goto soft;
 	if (q->dead || kwq_wake_slow_locked(q)) {
@@ -440,8 +471,11 @@ enum hrtimer_restart kwq_timer_hard_fn(struct hrtimer *timer)
 	q->hard_run = true;
 	kwq_run_due_locked(q, &ready);
 	q->hard_run = false;
-	/* The step's last kwq_arm_locked() left @timer's expiry in kwq.armed. */
-	restart = q->armed != KTIME_MAX;
+	/*
+	 * The step's last kwq_arm_locked() left @timer's expiry in kwq.armed,
+	 * or started it again if another CPU had queued it meanwhile.
+	 */
+	restart = q->armed != KTIME_MAX && !hrtimer_is_queued(timer);
 	if (restart)
 		kwq_timer_note_cpu(q, is_idle_task(current));
 	kwq_unlock_hardirq(q);
@@ -497,7 +531,7 @@ static void kwq_timer_pull(struct kwq *q)
 	cpu = smp_processor_id();
 	if (q->armed != KTIME_MAX && !q->dead && q->timer_cpu_idle && q->timer_cpu != cpu &&
 	    hrtimer_is_queued(&q->timer) && !hrtimer_callback_running(&q->timer)) {
-		hrtimer_start(&q->timer, q->armed, HRTIMER_MODE_ABS_PINNED_HARD);
+		hrtimer_start(&q->timer, q->armed, KWQ_TIMER_MODE | HRTIMER_MODE_PINNED);
 		kwq_timer_note_cpu(q, false);
 	}
 	kwq_unlock(q);
@@ -505,9 +539,10 @@ static void kwq_timer_pull(struct kwq *q)
 
 /*
  * With PREEMPT_RT, a consumer about to wait runs due deadlines itself and
- * sleeps no later than the next one: its own hrtimer wakes it straight
- * from the timer interrupt, where the queue's soft timer would first wait
- * for softirq processing (which the benchmarks showed costing
+ * sleeps no later than the next one: its own hrtimer wakes it, for an
+ * RT or deadline task straight from the timer interrupt (RT expires other
+ * tasks' sleep timers in softirq too), where the queue's soft timer would
+ * first wait for softirq processing (which the benchmarks showed costing
  * milliseconds). Only one sleeping consumer at a time keeps such a
  * timer (*@keeper, claimed through kwq.timer_keeper): it runs the due
  * keys, which wakes one more consumer per key made ready, so a deadline
