@@ -174,7 +174,7 @@ static inline void kwq_st_queue(struct kwq *q, struct kwq_item *it, bool at_head
 		else
 			list_add_tail(&it->ready, head);
 	}
-	q->n_queued++;
+	WRITE_ONCE(q->n_queued, q->n_queued + 1);
 	kwq_st_check(q, it);
 }
 
@@ -213,7 +213,7 @@ static inline void kwq_st_queue_after(struct kwq *q, struct kwq_item *it,
 		q->prio->nonempty |= BIT(it->level);
 	it->state |= KWQ_ITEM_DIRTY;
 	list_add(&it->ready, pos);
-	q->n_queued++;
+	WRITE_ONCE(q->n_queued, q->n_queued + 1);
 	kwq_st_check(q, it);
 }
 
@@ -271,7 +271,7 @@ static __always_inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 
 		if (q->prio)
 			kwq_st_level_left(q, it->level);
 	}
-	q->n_queued--;
+	WRITE_ONCE(q->n_queued, q->n_queued - 1);
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	/* A key that also waits has its side already. */
 	if (!it->side)

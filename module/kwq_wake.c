@@ -5,6 +5,7 @@
  * kwq.get_wait (one per key made ready); drainers wait on kwq.drain_wait.
  */
 
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 
@@ -12,6 +13,12 @@
 #include "kwq_core.h"
 #include "kwq_payload.h"
 #include "kwq_state.h"
+
+/*
+ * Consumers' wake-ups carry the poll mask they make true, as eventfd's and
+ * timerfd's do, so that an epoll set waiting for other events is not woken.
+ */
+#define KWQ_POLL_READABLE	poll_to_key(EPOLLIN | EPOLLRDNORM)
 
 /* True when nothing is queued and nothing is being processed. */
 bool kwq_drained_locked(const struct kwq *q)
@@ -48,9 +55,9 @@ void kwq_wake(struct kwq *q, unsigned int ready_added)
 	kwq_unlock(q);
 
 	if (ended)
-		wake_up_all(&q->get_wait);
+		__wake_up(&q->get_wait, TASK_NORMAL, 0, KWQ_POLL_READABLE);
 	else if (ready_added && ready)
-		wake_up_nr(&q->get_wait, ready_added);
+		__wake_up(&q->get_wait, TASK_NORMAL, ready_added, KWQ_POLL_READABLE);
 	if (drained)
 		wake_up_all(&q->drain_wait);
 }
@@ -68,7 +75,7 @@ void kwq_wake_fast(struct kwq *q, unsigned int ready, bool slow)
 	if (slow)
 		kwq_wake(q, ready);
 	else if (ready && wq_has_sleeper(&q->get_wait))
-		wake_up_nr(&q->get_wait, ready);
+		__wake_up(&q->get_wait, TASK_NORMAL, ready, KWQ_POLL_READABLE);
 }
 
 /*
