@@ -8,7 +8,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-flavour=${1:?usage: scripts/build.sh stock|stock-6.12|rt-6.12|debug|debug-rt}
+flavour=${1:?usage: scripts/build.sh stock|stock-6.12|rt-6.12|stock-sid|rt-sid|debug|debug-rt}
 eval "$("$top/scripts/kernel.sh" "$flavour")"
 
 out=$top/build/$flavour
@@ -21,10 +21,20 @@ cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$src/
 # W=1 and sparse (C=2), and any warning fails: against the debug kernels
 # this also covers the KUnit modules, KASAN's larger stack frames, and
 # sparse's lock-context checks with lockdep's and PREEMPT_RT's locks.
-if ! make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 C=2 modules >"$out/build.log" 2>&1 ||
-	grep -E 'warning:' "$out/build.log" >&2; then
+# A kernel of the sid root is built there, by its own compiler, on a copy
+# of the sources inside the root.
+kbuild() { make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 C=2 modules; }
+if [[ -n $KWQ_ROOT ]]; then
+	kbuild() {
+		local in=/tmp/kwq-build-$flavour
+		rm -rf "$KWQ_ROOT$in" && cp -r "$src" "$KWQ_ROOT$in" &&
+			"$top/scripts/sid-root.sh" run make -j"$(nproc)" -C "$KWQ_KDIR" M="$in" W=1 C=2 modules &&
+			rm -rf "$src" && cp -r "$KWQ_ROOT$in" "$src" && rm -rf "${KWQ_ROOT:?}$in"
+	}
+fi
+if ! kbuild >"$out/build.log" 2>&1 || grep -E 'warning:' "$out/build.log" >&2; then
 	tail -40 "$out/build.log" >&2
-	echo "build.sh: module build against $KWQ_KDIR failed or warned" >&2
+	echo "build.sh: module build against $KWQ_ROOT$KWQ_KDIR failed or warned" >&2
 	exit 1
 fi
 find "$src" -name '*.ko' -exec cp {} "$guest/" \;
@@ -49,7 +59,7 @@ else
 fi
 cp "$top/scripts/guest/"*.sh "$guest/"
 for c in PROVE_LOCKING:lockdep DEBUG_KMEMLEAK:kmemleak KASAN:kasan KCSAN:kcsan KUNIT:kunit FAILSLAB:failslab; do
-	if grep -qx "CONFIG_${c%%:*}=y" "$KWQ_KDIR/.config"; then
+	if grep -qx "CONFIG_${c%%:*}=y" "$KWQ_ROOT$KWQ_KDIR/.config"; then
 		echo "${c#*:}"
 	fi
 done >"$guest/kernel-checkers"

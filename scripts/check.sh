@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# `make check`: every test on five kernels. Installs what is missing, runs
+# `make check`: every test on seven kernels. Installs what is missing, runs
 # the static checks, builds kwq for each kernel, boots each under QEMU and
 # runs scripts/guest/check.sh there. A guest console with any kernel splat
 # fails the run. The kernels (scripts/kernel.sh names them):
 #   stock       Debian 12's default kernel (6.1)
 #   stock-6.12  Debian's 6.12 LTS kernel for bookworm
 #   rt-6.12     its PREEMPT_RT flavour
-#   debug       6.1 built with KASAN, lockdep, kmemleak, KUnit, failslab
+#   stock-sid   Debian sid's kernel, Linux's current stable series (7.x),
+#   rt-sid      and its PREEMPT_RT flavour, kwq built in a sid root by the
+#               kernel's own compiler (scripts/sid-root.sh)
+#   debug       sid's 7.x built with KASAN, lockdep with raw-lock nesting,
+#               kmemleak, KUnit, failslab
 #   debug-rt    6.12 PREEMPT_RT built with KCSAN, lockdep with raw-lock
 #               nesting, kmemleak, KUnit, failslab
 # The debug kernels are built once and cached; a missing one is built in
 # the background (nice'd) while the stock kernels' guests run. On debug-rt
 # an expected-red check (scripts/plant.sh) must see a planted RT-only lock
 # nesting caught, and on debug a call with interrupts off caught by
-# kwq_lock()'s own assertion. Ends with one line: "N passed, N failed[, N skipped]".
+# kwq_lock()'s own assertion and the queue's timer planted back to a hard
+# hrtimer caught by lockdep's raw-lock nesting check. Ends with one line:
+# "N passed, N failed[, N skipped]".
 # With two CPUs the debug kernels' guests run in a second lane beside the
 # static checks and the stock kernels' guests.
-# Environment: KWQ_KERNELS (default "stock stock-6.12 rt-6.12 debug
-# debug-rt"; any subset, in any order), KWQ_VM_TIMEOUT (s), KWQ_LANES (1
+# Environment: KWQ_KERNELS (default "stock stock-6.12 rt-6.12 stock-sid
+# rt-sid debug debug-rt"; any subset, in any order), KWQ_VM_TIMEOUT (s), KWQ_LANES (1
 # for one lane).
 set -euo pipefail
 
@@ -68,7 +74,7 @@ verdict() {
 	fi
 }
 
-all_flavours="stock stock-6.12 rt-6.12 debug debug-rt"
+all_flavours="stock stock-6.12 rt-6.12 stock-sid rt-sid debug debug-rt"
 flavours=${KWQ_KERNELS:-$all_flavours}
 for flavour in $flavours; do
 	[[ " $all_flavours " == *" $flavour "* ]] || {
@@ -79,6 +85,10 @@ done
 
 step "dependencies"
 scripts/deps.sh
+# sid's kernels and the debug kernel's source come from the sid root.
+if [[ " $flavours " == *" stock-sid "* || " $flavours " == *" rt-sid "* || " $flavours " == *" debug "* ]]; then
+	scripts/sid-root.sh >/dev/null
+fi
 
 # The Go binaries are the same for every kernel: built once here, copied
 # by scripts/build.sh. If this fails, each kernel's build tries again and
@@ -223,6 +233,8 @@ run_plant() {
 	else
 		scripts/plant.sh "$flavour" irq >"$out/$flavour-plant-irq.tap" 2>&1 || true
 		count "$flavour/plant-irq-expected-red" "$out/$flavour-plant-irq.tap"
+		scripts/plant.sh "$flavour" hard >"$out/$flavour-plant-hard.tap" 2>&1 || true
+		count "$flavour/plant-hard-expected-red" "$out/$flavour-plant-hard.tap"
 	fi
 	echo "COUNTS $passed $failed $skipped"
 }

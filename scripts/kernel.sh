@@ -15,14 +15,19 @@ usage: scripts/kernel.sh FLAVOUR
   rt-6.12     newest installed linux-image-6.12.<n>+deb12-rt-amd64 (PREEMPT_RT)
               (stock kernels need their linux-headers-<ver> too:
               KWQ_KERNEL=/boot/vmlinuz-<ver>, KWQ_KDIR=/usr/src/linux-headers-<ver>)
-  debug       tinyconfig + kconfig/debug.config built from
-              /usr/src/linux-source-6.1.tar.xz, cached in
+  stock-sid   Debian sid's kernel (Linux's current stable series, 7.x),
+  rt-sid      and its PREEMPT_RT flavour: images and headers in the sid
+              root of scripts/sid-root.sh, where kwq is built with the
+              compiler they were built with (KWQ_ROOT= names the root;
+              KWQ_KDIR is a path inside it)
+  debug       tinyconfig + kconfig/debug.config built from the sid root's
+              /usr/src/linux-source-<series>.tar.xz (sid's kernel), cached in
               ${KWQ_CACHE:-/var/cache/kwq}/debug-kernel/<srcver>-<fragment sha256:12>/
   debug-rt    tinyconfig + kconfig/debug-rt.config built from
               /usr/src/linux-source-6.12.tar.xz, cached in
               ${KWQ_CACHE:-/var/cache/kwq}/debug-rt-kernel/<srcver>-<fragment sha256:12>/
 
-Prints KWQ_KERNEL=..., KWQ_KDIR=..., KWQ_KVER=... for eval.
+Prints KWQ_KERNEL=..., KWQ_KDIR=..., KWQ_KVER=..., KWQ_ROOT=... for eval.
 Environment: KWQ_CACHE (cache root), KWQ_JOBS (make -j, default nproc).
 EOF
 	exit 2
@@ -33,7 +38,7 @@ die() { say "error: $*"; exit 1; }
 
 # Values are quoted with %q so that eval is safe whatever the paths contain.
 emit() {
-	printf 'KWQ_KERNEL=%q\nKWQ_KDIR=%q\nKWQ_KVER=%q\n' "$1" "$2" "$3"
+	printf 'KWQ_KERNEL=%q\nKWQ_KDIR=%q\nKWQ_KVER=%q\nKWQ_ROOT=%q\n' "$1" "$2" "$3" "${4:-}"
 }
 
 # An installed image/headers pair: /boot/vmlinuz-VER and its build tree.
@@ -67,6 +72,16 @@ stock_series() {
 	emit "/boot/vmlinuz-$best" "/usr/src/linux-headers-$best" "$best"
 }
 
+# Debian sid's kernel, in the sid root: FLAVOUR "" or "rt-".
+sid() {
+	local root ver
+	root=$("$(dirname "${BASH_SOURCE[0]}")/sid-root.sh") || die "no sid root (scripts/sid-root.sh)"
+	ver=$(cat "$root/.kwq-kernel")-${1}amd64
+	[[ -r $root/boot/vmlinuz-$ver && -f $root/usr/src/linux-headers-$ver/Makefile ]] ||
+		die "the sid root has no vmlinuz-$ver with its headers"
+	emit "$root/boot/vmlinuz-$ver" "/usr/src/linux-headers-$ver" "$ver" "$root"
+}
+
 # Every assignment in the fragment must be in the final .config: merge_config
 # and olddefconfig silently drop options whose dependencies are unmet.
 verify_config() {
@@ -88,18 +103,19 @@ verify_config() {
 	fi
 }
 
-# debug NAME FRAGMENT SERIES: build tinyconfig + kconfig/FRAGMENT from
-# linux-source-SERIES once, cached in $KWQ_CACHE/NAME-kernel/<key>/.
+# debug NAME FRAGMENT SERIES [ROOT]: build tinyconfig + kconfig/FRAGMENT from
+# linux-source-SERIES (installed on the host, or in ROOT) once, cached in
+# $KWQ_CACHE/NAME-kernel/<key>/. The host's compiler builds it.
 debug() {
-	local name=$1 series=$3 repo frag tarball srcver fhash key cache base final tmp log jobs start
+	local name=$1 series=$3 root=${4:-} repo frag tarball srcver fhash key cache base final tmp log jobs start
 	hb=""
 	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	frag=$repo/kconfig/$2
-	tarball=/usr/src/linux-source-$series.tar.xz
+	tarball=$root/usr/src/linux-source-$series.tar.xz
 	[[ -r $frag ]] || die "missing $frag"
 	[[ -r $tarball ]] || die "missing $tarball (run scripts/deps.sh)"
-	srcver=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null) ||
-		die "package linux-source-$series is not installed"
+	srcver=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Version}' "linux-source-$series" 2>/dev/null) ||
+		die "package linux-source-$series is not installed${root:+ in $root}"
 	fhash=$(sha256sum "$frag" | cut -c1-12)
 	key=$srcver-$fhash
 	cache=${KWQ_CACHE:-/var/cache/kwq}
@@ -195,7 +211,13 @@ case $1 in
 stock) stock ;;
 stock-6.12) stock_series '6\.12\.[0-9]+\+deb12-amd64' 'linux-image-6.12.<n>+deb12-amd64' ;;
 rt-6.12) stock_series '6\.12\.[0-9]+\+deb12-rt-amd64' 'linux-image-6.12.<n>+deb12-rt-amd64' ;;
-debug) debug debug debug.config 6.1 ;;
+stock-sid) sid "" ;;
+rt-sid) sid rt- ;;
+debug)
+	root=$("$(dirname "${BASH_SOURCE[0]}")/sid-root.sh") || die "no sid root (scripts/sid-root.sh)"
+	series=$(cut -d. -f1,2 "$root/.kwq-kernel")
+	debug debug debug.config "$series" "$root"
+	;;
 debug-rt) debug debug-rt debug-rt.config 6.12 ;;
 *) usage ;;
 esac

@@ -401,10 +401,6 @@ static void test_signal(void)
 	if (rescue == 0) {
 		int c;
 
-		/*
-		 * poll(), not sleep(): 32-bit sleep() needs the time32
-		 * syscalls, which the debug kernel leaves out.
-		 */
 		poll(NULL, 0, 5000);
 		c = kwq_open("dg-signal", O_WRONLY);
 		_exit(add_s(c, "rescue") == KWQ_ADD_QUEUED ? 0 : 1);

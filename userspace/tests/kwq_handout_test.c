@@ -124,9 +124,6 @@ static void test_two_holders_leased(void)
 /*
  * 1c. Two workers on one file share its lease: a forked child holds the
  * same open file (not a copy), so only the ticket tells the two apart.
- * (Processes, not threads: 32-bit pthread_join() needs the 32-bit futex
- * call, which kernels without COMPAT_32BIT_TIME, like the debug ones,
- * do not have.)
  */
 static void test_two_holders_one_file(void)
 {
