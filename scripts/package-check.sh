@@ -3,7 +3,9 @@
 # install, upgrade and purge them in a throwaway bookworm root, let DKMS
 # build kwq.ko there for the 6.1 and the 6.12 stock kernel (the second by
 # the kernel-headers hook, as on a kernel update), then boot each kernel in
-# QEMU with the DKMS-built module and the packaged kwqctl and libkwq.
+# QEMU with the DKMS-built module and the packaged kwqctl and libkwq; then
+# the same install, DKMS build and boot in Debian sid, with sid's kernel
+# (Linux's current stable series) and the compiler it was built with.
 # Prints TAP per section and ends with "N passed, N failed".
 #
 # The throwaway root is debootstrap'd from the mirror of this machine's own
@@ -50,7 +52,7 @@ cleanup() {
 	done
 	mounted=()
 	if ((keep == 0)) && [[ -d $root ]]; then
-		rm -rf --one-file-system "$root"
+		rm -rf --one-file-system "$root" "$out/sid-upper" "$out/sid-work"
 	fi
 }
 trap cleanup EXIT
@@ -431,6 +433,47 @@ else
 fi
 check "purge: the kwq group stays (Debian keeps system groups)" "$out/group2.log" in_root getent group kwq
 
+# --- Debian sid: the packages on Linux's current stable kernel ---------------
+# What a user of Debian testing or sid does: install the same packages in
+# a sid system (an overlay over scripts/sid-root.sh's cached root, which
+# stays untouched), where DKMS builds kwq for sid's kernel through its
+# headers with the compiler that kernel was built with; then that kernel
+# boots the DKMS-built module and runs the packaged kwqctl and libkwq.
+unmount_root
+((keep)) || rm -rf --one-file-system "$root"
+sid_lower=$("$top/scripts/sid-root.sh")
+ksid=$(cat "$sid_lower/.kwq-kernel")-amd64
+root=$out/sid-root
+rm -rf --one-file-system "$root" "$out/sid-upper" "$out/sid-work"
+mkdir -p "$root" "$out/sid-upper" "$out/sid-work"
+mount -t overlay overlay -o "lowerdir=$sid_lower,upperdir=$out/sid-upper,workdir=$out/sid-work" "$root" &&
+	mounted+=("$root")
+mount_root
+copy_debs "$debs" "$version" || true
+check "sid: dpkg -i of the four packages ($version)" "$out/sid-install.log" \
+	in_root sh -c 'dpkg -i /tmp/debs/*.deb'
+check "sid: dkms built and installed kwq $version for $ksid" "$out/sid-dkms.log" \
+	dkms_has "$version" "$ksid"
+sed -n '/^\.EX/,/^\.EE/p' man/libkwq.3 | sed -e '1d;$d' -e 's/\\e/\\/g' >"$root/tmp/example.c"
+# shellcheck disable=SC2016 # expanded in the root's shell
+check "sid: pkg-config --cflags --libs kwq builds libkwq(3)'s example" "$out/sid-example.log" \
+	in_root sh -c 'cc -Wall -Werror -o /tmp/example /tmp/example.c $(pkg-config --cflags --libs kwq) &&
+		cc -static -o /tmp/example-static /tmp/example.c $(pkg-config --cflags --static kwq) \
+			$(pkg-config --variable=libdir kwq)/libkwq.a'
+d=$out/guest-$ksid
+if guest_files "$ksid" "$d" >"$out/files-$ksid.log" 2>&1; then
+	say "booting sid's $ksid with the DKMS-built kwq.ko"
+	st=0
+	"$top/scripts/vm-run.sh" --one-thread --kernel "$sid_lower/boot/vmlinuz-$ksid" --files "$d" \
+		--timeout 300 --log "$out/console-$ksid.log" -- "$top/scripts/guest/package.sh" \
+		>"$out/guest-$ksid.out" 2>&1 || st=$?
+	tap "$st" "guest on sid's $ksid: the package test script exited 0 and the console is clean" \
+		"$out/guest-$ksid.out"
+	guest_ok+=("$ksid")
+else
+	tap 1 "guest files for $ksid" "$out/files-$ksid.log"
+fi
+
 echo "1..$tap_n" >>"$tap_file"
 echo "1..$tap_n"
 echo "KWQ-TAP-END package-host"
@@ -449,8 +492,8 @@ count "$tap_file"
 for k in "${guest_ok[@]}"; do
 	count --from "KWQ-TAP-BEGIN package-guest" --to "KWQ-TAP-END package-guest" "$out/console-$k.log"
 done
-# Both kernels must have run their guest section.
-((${#guest_ok[@]} == 2)) || fail=$((fail + 2 - ${#guest_ok[@]}))
+# Each of the three kernels must have run its guest section.
+((${#guest_ok[@]} == 3)) || fail=$((fail + 3 - ${#guest_ok[@]}))
 say "took $((SECONDS - start)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [[ $fail -eq 0 && $pass -gt 0 ]]
