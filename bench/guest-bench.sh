@@ -15,6 +15,26 @@ B=./bin/kwq_bench
 # shellcheck source=bench/guest-lib.sh
 . ./guest-lib.sh
 
+# loaded COMMAND...: run COMMAND with a CPU-bound busy loop per vCPU
+# beside it (plain SCHED_OTHER processes), stopped when it ends.
+# shellcheck disable=SC2317 # called through step
+loaded() {
+	pids=""
+	i=0
+	while [ "$i" -lt "$(grep -c '^processor' /proc/cpuinfo)" ]; do
+		sh -c 'while :; do :; done' &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	st=0
+	"$@" || st=$?
+	# shellcheck disable=SC2086 # a list of pids
+	kill $pids
+	# shellcheck disable=SC2086
+	wait $pids 2>/dev/null
+	return "$st"
+}
+
 # step NAME COMMAND...: run one measurement, note its time and failure.
 step() {
 	name=$1
@@ -92,6 +112,10 @@ while [ $r -le "$REPS" ]; do
 	# A tenth of the keys: the consumer keeps up even under emulation.
 	step delay.light $B delay $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.light
 	step delay-base.light $B delay-base $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.light
+	# The same 1/10 of the keys on a busy machine: a CPU-bound loop per
+	# vCPU runs beside both, where a work queue usually lives.
+	step delay.loaded loaded $B delay $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.loaded
+	step delay-base.loaded loaded $B delay-base $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.loaded
 	r=$((r + 1))
 done
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Sourced, not run. bookworm_uri prints the URI of the first apt source of
 # this machine that serves Debian's "bookworm" suite (deb822 or one-line

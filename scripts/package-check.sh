@@ -170,20 +170,9 @@ fi
 
 # --- the throwaway root --------------------------------------------------
 # The mirror that serves "bookworm" in this machine's apt sources.
-mirror() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[[ -r $f ]] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		     /(^|\n)Suites:[^\n]*[ \t]bookworm([ \t]|\n|$)/ && /(^|\n)Types:[^\n]*deb([ \t]|\n|$)/ {
-			for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, u, /[ \t]+/); print u[2]; exit }
-		     }' "$f"
-	done
-	if [[ -r /etc/apt/sources.list ]]; then
-		awk '$1 == "deb" && $3 == "bookworm" { print $2 }' /etc/apt/sources.list
-	fi
-}
-uri=$(mirror | head -n 1)
+# shellcheck source=scripts/apt-source.sh
+. "$top/scripts/apt-source.sh"
+uri=$(bookworm_uri | head -n 1)
 [[ -n $uri ]] || die "no bookworm mirror in /etc/apt/sources.list{,.d}"
 
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \

@@ -85,6 +85,7 @@ make_root() {
 	fi
 	# The images are only unpacked (into /boot of the root): installing one
 	# would build an initramfs that nobody boots (the guests use busybox).
+	# shellcheck disable=SC2016 # a dpkg-query format
 	ver=$(in_root dpkg-query -W -f '${Depends}' linux-headers-amd64 | tr ',' '\n' |
 		sed -n 's/^ *linux-headers-\([^ ]*\)-amd64 .*/\1/p' | head -n 1)
 	[[ -n $ver ]] || die "cannot read the kernel version from sid's linux-headers-amd64"
@@ -93,6 +94,7 @@ make_root() {
 		# the kernel is split (its vmlinuz in /usr/lib/modules/<ver>/).
 		# Each is unpacked, whichever holds vmlinuz. (apt-get download
 		# escapes the '+' of the file name: hence the directory.)
+		# shellcheck disable=SC2016 # expanded by the root's shell
 		with_mounts in_root sh -c 'rm -rf /tmp/kwq-img && mkdir /tmp/kwq-img && cd /tmp/kwq-img &&
 			apt-get download -qq "linux-image-$1" &&
 			{ ! apt-cache show "linux-binary-$1" >/dev/null 2>&1 ||
