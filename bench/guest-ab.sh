@@ -89,6 +89,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			delay1kbase) ab "$v" "$r" delay1kbase $B delay-base 1000 100 "$r" light ;;
 			delay10k) ab "$v" "$r" delay10k $B delay 10000 100 "$r" ;;
 			delay10kbase) ab "$v" "$r" delay10kbase $B delay-base 10000 100 "$r" ;;
+			delay1kloaded) ab "$v" "$r" delay1kloaded loaded $B delay 1000 100 "$r" loaded ;;
+			delay1kloadedbase) ab "$v" "$r" delay1kloadedbase loaded $B delay-base 1000 100 "$r" loaded ;;
 			delay1kquiet) ab "$v" "$r" delay1kquiet $B delay 1000 100 "$r" quiet1k 400 ;;
 			delay10kquiet) ab "$v" "$r" delay10kquiet $B delay 10000 100 "$r" quiet10k 400 ;;
 			hops1k) hops "$v" "$r" hops1k 1000 ;;

@@ -15,26 +15,6 @@ B=./bin/kwq_bench
 # shellcheck source=bench/guest-lib.sh
 . ./guest-lib.sh
 
-# loaded COMMAND...: run COMMAND with a CPU-bound busy loop per vCPU
-# beside it (plain SCHED_OTHER processes), stopped when it ends.
-# shellcheck disable=SC2317 # called through step
-loaded() {
-	pids=""
-	i=0
-	while [ "$i" -lt "$(grep -c '^processor' /proc/cpuinfo)" ]; do
-		sh -c 'while :; do :; done' &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
-	st=0
-	"$@" || st=$?
-	# shellcheck disable=SC2086 # a list of pids
-	kill $pids
-	# shellcheck disable=SC2086
-	wait $pids 2>/dev/null
-	return "$st"
-}
-
 # step NAME COMMAND...: run one measurement, note its time and failure.
 step() {
 	name=$1

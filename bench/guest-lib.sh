@@ -4,6 +4,26 @@
 # result lines read as instruction counts under -icount.
 DBG=/sys/kernel/debug/kwq_bench/run
 
+# loaded COMMAND...: run COMMAND with a CPU-bound busy loop per vCPU
+# beside it (plain SCHED_OTHER processes), stopped when it ends.
+# shellcheck disable=SC2317 # called through the guests' wrappers
+loaded() {
+	pids=""
+	i=0
+	while [ "$i" -lt "$(grep -c '^processor' /proc/cpuinfo)" ]; do
+		sh -c 'while :; do :; done' &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	st=0
+	"$@" || st=$?
+	# shellcheck disable=SC2086 # a list of pids
+	kill $pids
+	# shellcheck disable=SC2086
+	wait $pids 2>/dev/null
+	return "$st"
+}
+
 # kernel NAME COMMAND: one run of kwq_bench.ko, reported like kwq_bench's
 # figures (KWQB NAME RATE keys/s).
 # shellcheck disable=SC2317 # called through the guests' wrappers

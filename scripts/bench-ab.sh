@@ -24,7 +24,9 @@
 # versions in turn ROUNDS times, in wall time, with the median last: for
 # figures of two or more threads (kernel1p1c kernel2p2c cycle1p1c hot64),
 # which instructions do not measure, and scalew (add-after with 1k to 1M
-# keys waiting); delay1kquiet and delay10kquiet are delay1k and delay10k
+# keys waiting); delay1kloaded and delay1kloadedbase are delay1k and
+# delay1kbase with a CPU-bound loop per vCPU running beside them;
+# delay1kquiet and delay10kquiet are delay1k and delay10k
 # with every deadline 400 ms later, so that the producer's adds are over
 # before the first one; hops1k and hops10k trace one run of delay1k or
 # delay10k and one of its clock_nanosleep baseline each round, and split
