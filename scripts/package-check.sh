@@ -280,13 +280,17 @@ check "installing linux-headers-$k612 in the root" "$out/headers-612.log" \
 check "the kernel hook built and installed kwq $version for $k612" "$out/dkms-612.log" \
 	dkms_has "$version" "$k612"
 
-# libkwq through pkg-config: the example of libkwq(3), built in the root.
-sed -n '/^\.EX/,/^\.EE/p' man/libkwq.3 | sed -e '1d;$d' -e 's/\\e/\\/g' >"$root/tmp/example.c"
-# shellcheck disable=SC2016 # expanded in the root's shell
-check "pkg-config --cflags --libs kwq builds libkwq(3)'s example" "$out/example.log" \
-	in_root sh -c 'cc -Wall -Werror -o /tmp/example /tmp/example.c $(pkg-config --cflags --libs kwq) &&
-		cc -static -o /tmp/example-static /tmp/example.c $(pkg-config --cflags --static kwq) \
-			$(pkg-config --variable=libdir kwq)/libkwq.a'
+# libkwq through pkg-config: the example of libkwq(3), built in the root,
+# dynamic and static. build_example DESCRIPTION-PREFIX LOG
+build_example() {
+	sed -n '/^\.EX/,/^\.EE/p' man/libkwq.3 | sed -e '1d;$d' -e 's/\\e/\\/g' >"$root/tmp/example.c"
+	# shellcheck disable=SC2016 # expanded in the root's shell
+	check "$1pkg-config --cflags --libs kwq builds libkwq(3)'s example" "$2" \
+		in_root sh -c 'cc -Wall -Werror -o /tmp/example /tmp/example.c $(pkg-config --cflags --libs kwq) &&
+			cc -static -o /tmp/example-static /tmp/example.c $(pkg-config --cflags --static kwq) \
+				$(pkg-config --variable=libdir kwq)/libkwq.a'
+}
+build_example "" "$out/example.log"
 check "pkg-config reports version $version" "$out/pcver.log" \
 	test "$(in_root pkg-config --modversion kwq)" = "${version%%-*}"
 
@@ -443,12 +447,7 @@ check "sid: dpkg -i of the four packages ($version)" "$out/sid-install.log" \
 	in_root sh -c 'dpkg -i /tmp/debs/*.deb'
 check "sid: dkms built and installed kwq $version for $ksid" "$out/sid-dkms.log" \
 	dkms_has "$version" "$ksid"
-sed -n '/^\.EX/,/^\.EE/p' man/libkwq.3 | sed -e '1d;$d' -e 's/\\e/\\/g' >"$root/tmp/example.c"
-# shellcheck disable=SC2016 # expanded in the root's shell
-check "sid: pkg-config --cflags --libs kwq builds libkwq(3)'s example" "$out/sid-example.log" \
-	in_root sh -c 'cc -Wall -Werror -o /tmp/example /tmp/example.c $(pkg-config --cflags --libs kwq) &&
-		cc -static -o /tmp/example-static /tmp/example.c $(pkg-config --cflags --static kwq) \
-			$(pkg-config --variable=libdir kwq)/libkwq.a'
+build_example "sid: " "$out/sid-example.log"
 d=$out/guest-$ksid
 if guest_files "$ksid" "$d" >"$out/files-$ksid.log" 2>&1; then
 	say "booting sid's $ksid with the DKMS-built kwq.ko"
