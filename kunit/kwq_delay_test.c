@@ -705,7 +705,7 @@ static void kwq_delay_test_timer_restarted_in_window(struct kunit *test)
 	wait_for_completion(&r.done);
 	KUNIT_EXPECT_EQ(test, get_within(r.q, buf, sizeof(buf), &len), 0);
 	WRITE_ONCE(kwq_test_hard_delay_ms, 0);
-	KUNIT_EXPECT_TRUE_MSG(test, r.seen_running, "the timer's callback never ran on CPU %d", cpu);
+	KUNIT_EXPECT_TRUE_MSG(test, r.seen_running, "no timer callback seen on CPU %d", cpu);
 	KUNIT_EXPECT_TRUE_MSG(test, r.queued_in_window,
 			      "the cancel did not start the timer while its callback waited");
 	KUNIT_EXPECT_EQ(test, len, 1);

@@ -55,9 +55,9 @@ static inline void kwq_hrtimer_setup(struct hrtimer *timer,
 struct kunit;
 #if KERNEL_VERSION(6, 18, 0) <= LINUX_VERSION_CODE
 #define KWQ_KUNIT_PARAMS_GEN(name) \
-	const void *name(struct kunit *test, const void *prev, char *desc)
+	const void *(name)(struct kunit *test, const void *prev, char *desc)
 #else
-#define KWQ_KUNIT_PARAMS_GEN(name) const void *name(const void *prev, char *desc)
+#define KWQ_KUNIT_PARAMS_GEN(name) const void *(name)(const void *prev, char *desc)
 #endif
 
 /*
