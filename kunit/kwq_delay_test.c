@@ -663,16 +663,20 @@ static int restart_racer(void *data)
 /*
  * Without PREEMPT_RT: another CPU starts the queue's timer between its
  * interrupt and the callback's trylock (the window is held open for
- * 20 ms by kwq_test_hard_delay_ms): "a" is due, its cancel there starts
+ * 30 ms by kwq_test_hard_delay_ms): "a" is due, its cancel there starts
  * the timer for "b", which is due too by the time the callback runs.
  * The callback runs "b" and must then start the queued timer for "c",
  * never set its expiry in place (kwq_arm_locked() warns if it would):
- * that expiry orders the timer in its CPU's tree.
+ * that expiry orders the timer in its CPU's tree. The deadlines leave
+ * the racer 200 ms to start, and "c" comes after it gives up.
  */
 static void kwq_delay_test_timer_restarted_in_window(struct kunit *test)
 {
 	struct restart_race r = {};
 	struct task_struct *t;
+	ktime_t expires, armed;
+	bool queued;
+	u64 waiting;
 	char buf[8];
 	u32 len = 0;
 	int cpu, other;
@@ -682,21 +686,20 @@ static void kwq_delay_test_timer_restarted_in_window(struct kunit *test)
 	r.q = kwq_create(NULL, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.q);
 	init_completion(&r.done);
-	KUNIT_ASSERT_EQ(test, kwq_add_after(r.q, "c", 1, MS(2000), 0), KWQ_ADD_WAITING);
-	KUNIT_ASSERT_EQ(test, kwq_add_after(r.q, "b", 1, MS(10), 0), KWQ_ADD_WAITING);
-	KUNIT_ASSERT_EQ(test, kwq_add_after(r.q, "a", 1, MS(5), 0), KWQ_ADD_WAITING);
+	WRITE_ONCE(kwq_test_hard_delay_ms, 30);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(r.q, "c", 1, MS(5000), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(r.q, "b", 1, MS(210), 0), KWQ_ADD_WAITING);
+	KUNIT_EXPECT_EQ(test, kwq_add_after(r.q, "a", 1, MS(200), 0), KWQ_ADD_WAITING);
 	/* The racer runs on a CPU other than the one the timer is queued on. */
 	cpu = READ_ONCE(r.q->timer.base)->cpu_base->cpu;
 	other = cpumask_any_but(cpu_online_mask, cpu);
-	if (other >= nr_cpu_ids) {
-		kwq_destroy(r.q);
-		kunit_skip(test, "needs two CPUs");
-	}
-	WRITE_ONCE(kwq_test_hard_delay_ms, 20);
-	t = kthread_create(restart_racer, &r, "kwq-restart-racer");
+	t = other < nr_cpu_ids ? kthread_create(restart_racer, &r, "kwq-restart-racer") :
+				 ERR_PTR(-ENODEV);
 	if (IS_ERR(t)) {
 		WRITE_ONCE(kwq_test_hard_delay_ms, 0);
 		kwq_destroy(r.q);
+		if (PTR_ERR(t) == -ENODEV)
+			kunit_skip(test, "needs two CPUs");
 		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(t));
 		return;
 	}
@@ -705,17 +708,20 @@ static void kwq_delay_test_timer_restarted_in_window(struct kunit *test)
 	wait_for_completion(&r.done);
 	KUNIT_EXPECT_EQ(test, get_within(r.q, buf, sizeof(buf), &len), 0);
 	WRITE_ONCE(kwq_test_hard_delay_ms, 0);
+	kwq_lock(r.q);
+	waiting = r.q->n_waiting;
+	queued = hrtimer_is_queued(&r.q->timer);
+	expires = hrtimer_get_expires(&r.q->timer);
+	armed = r.q->armed;
+	kwq_unlock(r.q);
 	KUNIT_EXPECT_TRUE_MSG(test, r.seen_running, "no timer callback seen on CPU %d", cpu);
 	KUNIT_EXPECT_TRUE_MSG(test, r.queued_in_window,
 			      "the cancel did not start the timer while its callback waited");
 	KUNIT_EXPECT_EQ(test, len, 1);
 	KUNIT_EXPECT_EQ(test, buf[0], 'b');
-	kwq_lock(r.q);
-	KUNIT_EXPECT_EQ(test, r.q->n_waiting, 1);
-	KUNIT_EXPECT_TRUE(test, hrtimer_is_queued(&r.q->timer));
-	KUNIT_EXPECT_EQ(test, ktime_to_ns(hrtimer_get_expires(&r.q->timer)),
-			ktime_to_ns(r.q->armed));
-	kwq_unlock(r.q);
+	KUNIT_EXPECT_EQ(test, waiting, 1);
+	KUNIT_EXPECT_TRUE(test, queued);
+	KUNIT_EXPECT_EQ(test, ktime_to_ns(expires), ktime_to_ns(armed));
 	kwq_destroy(r.q);
 }
 

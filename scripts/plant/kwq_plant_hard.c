@@ -25,7 +25,8 @@ static int __init kwq_plant_init(void)
 	q = kwq_create(NULL, NULL);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	ret = kwq_add_after(q, "planted", 7, 20 * NSEC_PER_MSEC, 0);
+	/* Long enough for the consumer to be asleep, even under KASAN and TCG. */
+	ret = kwq_add_after(q, "planted", 7, 500 * NSEC_PER_MSEC, 0);
 	if (ret >= 0)
 		ret = kwq_get(q, buf, sizeof(buf), &len, ktime_add_ms(ktime_get(), 5000));
 	kwq_destroy(q);
