@@ -34,6 +34,12 @@ static inline void hrtimer_setup(struct hrtimer *timer,
  */
 #define system_dfl_wq system_unbound_wq
 
+/*
+ * 6.18, include/linux/ns_common.h: struct ns_common's count became
+ * __ns_ref, read through ns_ref_read().
+ */
+#define ns_ref_read(__ns) refcount_read(&(__ns)->ns.count)
+
 #pragma GCC poison hrtimer_init system_unbound_wq
 
 #endif /* _KWQ_NEWER_API_H */
