@@ -53,6 +53,7 @@ static DEFINE_HASHTABLE(kwq_scopes, 6);
 static struct kwq_scope kwq_kernel_scope = {
 	.queues = LIST_HEAD_INIT(kwq_kernel_scope.queues),
 };
+
 /* Named queues in every scope, and in the IPC namespaces' only. */
 static unsigned int kwq_registry_count;
 static unsigned int kwq_registry_user_count;

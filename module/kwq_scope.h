@@ -34,7 +34,7 @@
  */
 static inline unsigned int kwq_ipc_ns_refs(struct ipc_namespace *ns)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#if KERNEL_VERSION(6, 18, 0) <= LINUX_VERSION_CODE
 	return ns_ref_read(ns);
 #else
 	return refcount_read(&ns->ns.count);

@@ -748,6 +748,7 @@ struct kwq_ioc_list_all {
  *	KWQ_IOC_LIST_ALL reports it; 0 with KWQ_SCOPE_KERNEL.
  * @flags: 0, or KWQ_SCOPE_KERNEL for a queue of the kernel scope.
  * @pad: must be 0.
+ * @pad2: must be 0.
  * @reserved: must be 0.
  *
  * The same privilege as KWQ_IOC_LIST_ALL. Destroys the queue as
