@@ -681,10 +681,10 @@ struct kwq_ioc_list {
  * @queues_max: in, with KWQ_SCOPE_LIMITS_SET: the most named queues the
  *	scope may hold, 1 to @ceiling (-EINVAL otherwise); out: the limit in
  *	force.
- * @queues: out: named queues the scope holds.
+ * @queues: out: named queues the scope holds; must be 0 on input.
  * @ceiling: out: the module's max_queues_per_ns, the highest limit a
  *	scope may have; a scope's limit above a lowered ceiling counts as the
- *	ceiling.
+ *	ceiling. Must be 0 on input.
  * @reserved: must be 0.
  *
  * The scope is the fd's (the IPC namespace of the process that opened
