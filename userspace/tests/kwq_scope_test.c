@@ -372,6 +372,18 @@ static int ns_limit(struct kid *k __attribute__((unused)), void *arg)
 
 	if (scope_limits(fd, 0, 0, &l) || l.queues_max != ceiling || l.queues || l.ceiling != ceiling)
 		return 10;
+	l = (struct kwq_ioc_scope_limits){ .flags = 2 };
+	if (raw_ioctl(fd, KWQ_IOC_SCOPE_LIMITS, &l) != -EINVAL)
+		return 20;
+	l = (struct kwq_ioc_scope_limits){ .queues = 1 };
+	if (raw_ioctl(fd, KWQ_IOC_SCOPE_LIMITS, &l) != -EINVAL)
+		return 21;
+	l = (struct kwq_ioc_scope_limits){ .ceiling = 1 };
+	if (raw_ioctl(fd, KWQ_IOC_SCOPE_LIMITS, &l) != -EINVAL)
+		return 22;
+	l = (struct kwq_ioc_scope_limits){ .reserved = { 0, 1 } };
+	if (raw_ioctl(fd, KWQ_IOC_SCOPE_LIMITS, &l) != -EINVAL)
+		return 23;
 	if (scope_limits(fd, KWQ_SCOPE_LIMITS_SET, 0, NULL) != -EINVAL ||
 	    scope_limits(fd, KWQ_SCOPE_LIMITS_SET, ceiling + 1, NULL) != -EINVAL)
 		return 11;
@@ -413,7 +425,7 @@ static void test_ns_limit(void)
 	is(kid_start(&k, 1000, NULL, ns_limit, (void *)(uintptr_t)ceiling), 0,
 	   "ns limit: uid 1000 in a user and IPC namespace of its own");
 	is(kid_wait(&k), 0,
-	   "ns limit: its root reads %lld (max_queues_per_ns), cannot set 0 or %lld, sets 3, makes 3 queues and is refused a 4th with -ENOSPC, and one more after a destroy",
+	   "ns limit: its root reads %lld (max_queues_per_ns), gets -EINVAL for an unknown flag, non-zero queues, ceiling or reserved, cannot set 0 or %lld, sets 3, makes 3 queues and is refused a 4th with -ENOSPC, and one more after a destroy",
 	   ceiling, ceiling + 1);
 	fflush(stdout);
 	pid = fork();
@@ -689,7 +701,24 @@ static void test_admin(void)
 	   "admin: root in the host lists it with its namespace's inode number");
 	ok(info.uid == 1000 && info.gid == 1000 && info.mode == 0600,
 	   "admin: ... its owner uid 1000, gid 1000, mode 0600");
-	snprintf(cmd, sizeof(cmd), "kwqctl list --all-scopes | grep -qx 'ipc:%u	victim2	1000	1000	0640'",
+	is(destroy_in(".bad", inum, 0), -EINVAL, "admin: a bad name: -EINVAL");
+	is(destroy_in("victim", inum, 2), -EINVAL, "admin: an unknown flag: -EINVAL");
+	fd = dev_open(O_RDONLY);
+	{
+		struct kwq_ioc_list_all l = { .flags = 1 };
+
+		is(raw_ioctl(fd, KWQ_IOC_LIST_ALL, &l), -EINVAL, "admin: list-all with a flag: -EINVAL");
+		l = (struct kwq_ioc_list_all){ .pad = 1 };
+		is(raw_ioctl(fd, KWQ_IOC_LIST_ALL, &l), -EINVAL, "admin: list-all with pad set: -EINVAL");
+		l = (struct kwq_ioc_list_all){ .reserved = { 1, 0 } };
+		is(raw_ioctl(fd, KWQ_IOC_LIST_ALL, &l), -EINVAL,
+		   "admin: list-all with reserved set: -EINVAL");
+		l = (struct kwq_ioc_list_all){ .info_ptr = 8, .capacity = 4 };
+		is(raw_ioctl(fd, KWQ_IOC_LIST_ALL, &l), -EFAULT,
+		   "admin: list-all into a bad address: -EFAULT");
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "kwqctl list --all-scopes | grep -qx 'ipc:%u\tvictim2\t1000\t1000\t0640'",
 		 inum);
 	is(system(cmd), 0, "admin: kwqctl list --all-scopes prints ipc:%u, victim2, 1000, 1000, 0640",
 	   inum);
