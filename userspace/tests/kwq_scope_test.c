@@ -61,10 +61,11 @@ struct kid {
 	int up[2], down[2];
 };
 
+/* A peer that is gone reads as -9999 on the other side; nothing to do here. */
 static void send_int(int fd, int v)
 {
 	if (write(fd, &v, sizeof(v)) != sizeof(v))
-		_exit(120);
+		return;
 }
 
 static int recv_int(int fd)
@@ -749,6 +750,8 @@ static void test_admin(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A child that failed early has closed its pipe: go on to the next test. */
+	signal(SIGPIPE, SIG_IGN);
 	if (geteuid()) {
 		printf("1..0 # SKIP needs root\n");
 		return 0;
