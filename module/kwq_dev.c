@@ -595,6 +595,24 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned in
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
+/*
+ * The end of a listing: min(@cap, @count) entries of @size bytes from
+ * @buf (kvfree()d here; NULL when there are none) to @ptr, then @count to
+ * *@ucount. Returns 0 or -EFAULT.
+ */
+static long kwq_list_out(u64 ptr, void *buf, size_t size, u32 cap, long count,
+			 u32 __user *ucount)
+{
+	long ret = 0;
+
+	if (buf && copy_to_user(u64_to_user_ptr(ptr), buf, (size_t)min_t(u32, cap, count) * size))
+		ret = -EFAULT;
+	else if (put_user(count, ucount))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
+}
+
 static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			 void __user *uarg)
 {
@@ -602,7 +620,7 @@ static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cm
 	const struct ipc_namespace *scope;
 	struct kwq_ioc_list l;
 	char *names;
-	long count, ret = 0;
+	long count;
 
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;
@@ -614,13 +632,7 @@ static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cm
 	count = kwq_registry_names(scope, l.capacity, &names);
 	if (count < 0)
 		return count;
-	if (names && copy_to_user(u64_to_user_ptr(l.names_ptr), names,
-				  (size_t)min_t(u32, l.capacity, count) * KWQ_NAME_MAX))
-		ret = -EFAULT;
-	else if (put_user(count, &ul->count))
-		ret = -EFAULT;
-	kvfree(names);
-	return ret;
+	return kwq_list_out(l.names_ptr, names, KWQ_NAME_MAX, l.capacity, count, &ul->count);
 }
 
 static long kwq_ioc_scope_limits(struct file *file, struct kwq_file *kf, unsigned int cmd,
@@ -652,7 +664,7 @@ static long kwq_ioc_list_all(struct file *file, struct kwq_file *kf, unsigned in
 	struct kwq_ioc_list_all __user *ul = uarg;
 	struct kwq_queue_info *info;
 	struct kwq_ioc_list_all l;
-	long count, ret = 0;
+	long count;
 
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;
@@ -661,13 +673,7 @@ static long kwq_ioc_list_all(struct file *file, struct kwq_file *kf, unsigned in
 	count = kwq_registry_list_all(l.capacity, &info);
 	if (count < 0)
 		return count;
-	if (info && copy_to_user(u64_to_user_ptr(l.info_ptr), info,
-				 (size_t)min_t(u32, l.capacity, count) * sizeof(*info)))
-		ret = -EFAULT;
-	else if (put_user(count, &ul->count))
-		ret = -EFAULT;
-	kvfree(info);
-	return ret;
+	return kwq_list_out(l.info_ptr, info, sizeof(*info), l.capacity, count, &ul->count);
 }
 
 static long kwq_ioc_destroy_in(struct file *file, struct kwq_file *kf, unsigned int cmd,

@@ -304,28 +304,37 @@ void kwq_registry_del(struct kwq *q)
 }
 
 /*
+ * Destroy the queues of @s, one at a time with the lock dropped between,
+ * each as by kwq_destroy(): descriptors attached to it see -EIDRM, and its
+ * memory goes when the last of them closes.
+ */
+static void kwq_scope_destroy_queues(struct kwq_scope *s)
+{
+	struct kwq *q;
+
+	for (;;) {
+		mutex_lock(&kwq_registry_lock);
+		q = list_first_entry_or_null(&s->queues, struct kwq, node);
+		if (q)
+			kwq_get_ref(q);
+		mutex_unlock(&kwq_registry_lock);
+		if (!q)
+			break;
+		kwq_destroy(q);
+		cond_resched();
+	}
+}
+
+/*
  * Destroy the queues of each scope on @dead, then free it, dropping the
- * last reference on its namespace. Each queue is destroyed as by
- * kwq_destroy(): descriptors attached to it see -EIDRM, and its memory
- * goes when the last of them closes.
+ * last reference on its namespace.
  */
 static void kwq_scope_reap_list(struct list_head *dead)
 {
 	struct kwq_scope *s, *next;
-	struct kwq *q;
 
 	list_for_each_entry_safe(s, next, dead, reap) {
-		for (;;) {
-			mutex_lock(&kwq_registry_lock);
-			q = list_first_entry_or_null(&s->queues, struct kwq, node);
-			if (q)
-				kwq_get_ref(q);
-			mutex_unlock(&kwq_registry_lock);
-			if (!q)
-				break;
-			kwq_destroy(q);
-			cond_resched();
-		}
+		kwq_scope_destroy_queues(s);
 		list_del(&s->reap);
 		kwq_scope_free(s);
 	}
@@ -695,18 +704,7 @@ void kwq_registry_kill_all(void)
 	}
 	mutex_unlock(&kwq_registry_lock);
 	kwq_scope_reap_list(&all);
-	for (;;) {
-		struct kwq *q;
-
-		mutex_lock(&kwq_registry_lock);
-		q = list_first_entry_or_null(&kwq_kernel_scope.queues, struct kwq, node);
-		if (q)
-			kwq_get_ref(q);
-		mutex_unlock(&kwq_registry_lock);
-		if (!q)
-			break;
-		kwq_destroy(q);
-	}
+	kwq_scope_destroy_queues(&kwq_kernel_scope);
 }
 
 /**
