@@ -82,6 +82,27 @@ static int become(uid_t uid)
 }
 
 /*
+ * Run @fn(@arg) in a child as @uid: a uid of the host (@host: its groups
+ * dropped too) or of the caller's user namespace. Its exit status.
+ */
+static int as_uid(uid_t uid, bool host, int (*fn)(void *), void *arg)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (host ? become(uid) != 0 : setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(210);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
  * Fork a child that becomes @uid and enters a new user and IPC namespace.
  * With @map NULL it maps its namespace's root to @uid itself, as any
  * user can; otherwise root in the host writes @map (uids and gids, e.g.
@@ -409,7 +430,7 @@ static int ns_limit(struct kid *k __attribute__((unused)), void *arg)
 }
 
 /* Uid 65534 in the host, not the owner of its namespace's user namespace. */
-static int host_set_limit(struct kid *k __attribute__((unused)), void *arg __attribute__((unused)))
+static int host_set_limit(void *arg __attribute__((unused)))
 {
 	int fd = dev_open(O_RDWR);
 
@@ -420,20 +441,13 @@ static void test_ns_limit(void)
 {
 	long long ceiling = param_read("max_queues_per_ns");
 	struct kid k;
-	pid_t pid;
-	int status;
 
 	is(kid_start(&k, 1000, NULL, ns_limit, (void *)(uintptr_t)ceiling), 0,
 	   "ns limit: uid 1000 in a user and IPC namespace of its own");
 	is(kid_wait(&k), 0,
 	   "ns limit: its root reads %lld (max_queues_per_ns), gets -EINVAL for an unknown flag, non-zero queues, ceiling or reserved, cannot set 0 or %lld, sets 3, makes 3 queues and is refused a 4th with -ENOSPC, and one more after a destroy",
 	   ceiling, ceiling + 1);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		_exit(become(65534) ? 100 : host_set_limit(NULL, NULL));
-	waitpid(pid, &status, 0);
-	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	is(as_uid(65534, true, host_set_limit, NULL), 0,
 	   "ns limit: uid 65534 cannot set the host namespace's limit (-EPERM)");
 }
 
@@ -483,15 +497,18 @@ static int count_user_queues(bool settle)
 	return n < 0 || foreign ? -1 : user;
 }
 
+static int create_refused(void *arg __attribute__((unused)))
+{
+	return kwq_create("plain-user", 0600, 0) == -ENOSPC ? 0 : 1;
+}
+
 static void test_reserve(void)
 {
 	long long old_max = param_read("max_queues"), old_res = param_read("kernel_reserve_queues");
 	long long old_user = param_read("max_queues_per_user");
 	struct kid k[4];
-	int i, n, total = 0, fd, ret, user_fd;
+	int i, n, total = 0, fd, ret;
 	int others = count_user_queues(true);
-	pid_t pid;
-	int status;
 
 	/* Room for 24 named queues, 8 of them the kernel's. */
 	ok(others >= 0, "reserve: the earlier tests' namespaces are gone with their queues; %d queues of the host remain",
@@ -511,16 +528,7 @@ static void test_reserve(void)
 	}
 	is(total + others, 16,
 	   "reserve: together with the host's they hold max_queues - kernel_reserve_queues (24 - 8)");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (become(2005))
-			_exit(100);
-		user_fd = kwq_create("plain-user", 0600, 0);
-		_exit(user_fd == -ENOSPC ? 0 : 1);
-	}
-	waitpid(pid, &status, 0);
-	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	is(as_uid(2005, true, create_refused, NULL), 0,
 	   "reserve: uid 2005 in the host is refused too (-ENOSPC)");
 	fd = kwq_create("root-res", 0600, 0);
 	ok(fd >= 0, "reserve: root (CAP_SYS_RESOURCE) in the host still makes a queue");
@@ -590,21 +598,6 @@ static int chain_keys(void *arg)
 	return ret == -ENOSPC || n >= 199 ? n : 202;
 }
 
-/* Fork a child that becomes ns uid @uid and returns fn's result. */
-static int as_ns_uid(uid_t uid, int (*fn)(void *))
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid == 0) {
-		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-			_exit(210);
-		_exit(fn((void *)(uintptr_t)uid));
-	}
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 220;
-}
-
 /* The namespace's root, with ns uids 0..3 mapped to subordinate host uids. */
 static int chain(struct kid *k, void *arg __attribute__((unused)))
 {
@@ -614,7 +607,7 @@ static int chain(struct kid *k, void *arg __attribute__((unused)))
 	int fd, i;
 
 	for (u = 0; u < 4; u++)
-		send_int(k->up[1], as_ns_uid(u, chain_queues));
+		send_int(k->up[1], as_uid(u, false, chain_queues, (void *)(uintptr_t)u));
 	/* The namespace's root may destroy its uids' queues. */
 	for (u = 0; u < 4; u++) {
 		for (i = 0; i < 4; i++) {
@@ -625,7 +618,7 @@ static int chain(struct kid *k, void *arg __attribute__((unused)))
 		}
 	}
 	for (u = 1; u < 3; u++) {
-		n = as_ns_uid(u, chain_keys);
+		n = as_uid(u, false, chain_keys, (void *)(uintptr_t)u);
 		send_int(k->up[1], n);
 	}
 	return 0;
@@ -686,14 +679,22 @@ static int victim(struct kid *k, void *arg __attribute__((unused)))
 	return 0;
 }
 
+static int admin_refused(void *arg)
+{
+	struct kwq_queue_info info;
+	int fd = dev_open(O_RDONLY);
+
+	return list_all(fd, &info, 1) == -EPERM &&
+	       destroy_in("victim", *(unsigned int *)arg, 0) == -EPERM ? 0 : 1;
+}
+
 static void test_admin(void)
 {
 	struct kwq_queue_info info;
 	unsigned int inum;
 	char cmd[160];
-	int status, fd;
 	struct kid k;
-	pid_t pid;
+	int fd;
 
 	is(kid_start(&k, 1000, NULL, victim, NULL), 0,
 	   "admin: uid 1000 makes queue \"victim\" in its own namespaces");
@@ -733,17 +734,7 @@ static void test_admin(void)
 	send_int(k.down[1], 0);
 	is(kid_wait(&k), 0,
 	   "admin: the owner's descriptor gets -EIDRM from an add, still reads stats, and the name is gone; its root was refused LIST_ALL (-EPERM)");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (become(65534))
-			_exit(100);
-		fd = dev_open(O_RDONLY);
-		_exit(list_all(fd, &info, 1) == -EPERM &&
-		      destroy_in("victim", inum, 0) == -EPERM ? 0 : 1);
-	}
-	waitpid(pid, &status, 0);
-	is(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	is(as_uid(65534, true, admin_refused, &inum), 0,
 	   "admin: uid 65534 in the host may neither list every scope nor destroy in one (-EPERM)");
 }
 
