@@ -42,6 +42,7 @@
 #include <linux/kwq.h>		/* uapi: limits, results, struct kwq_stats */
 
 struct kwq;
+struct user_namespace;
 
 /**
  * struct kwq_clock - where a queue reads the time and asks to be woken
@@ -88,6 +89,10 @@ struct kwq_clock {
  *	(/dev/kwq sets it when the descriptor's opener has CAP_SYS_RESOURCE).
  * @mode: permission bits checked when a user program opens the queue.
  * @uid: owner checked with @mode.
+ * @user_ns: with @account, the user namespace of the creator: @uid is
+ *	charged there and so is the owner of every user namespace above it
+ *	(Documentation/kwq-limits.rst); NULL for the initial one. Only read
+ *	while the queue is made.
  * @gid: group checked with @mode.
  * @policy: enum kwq_wait_policy for adds of waiting keys; 0 means
  *	KWQ_POLICY_PROMOTE.
@@ -118,6 +123,7 @@ struct kwq_attr {
 	bool exempt;
 	umode_t mode;
 	kuid_t uid;
+	struct user_namespace *user_ns;
 	kgid_t gid;
 	u32 policy;
 	struct kwq_clock *clock;

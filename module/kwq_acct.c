@@ -8,6 +8,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 
 #include "kwq.h"
 #include "kwq_acct.h"
@@ -22,6 +23,8 @@
  * @gfp: the queue's allocation flags: only with __GFP_ACCOUNT (a queue
  *	made by a user program) is anything charged.
  * @owner: the queue's owner, whose total counts its key records.
+ * @ns: the user namespace of the creator, where @owner is charged (with
+ *	the owner of each namespace above it); NULL for the initial one.
  * @exempt: the queue's adds are never refused by max_key_bytes_per_user,
  *	though they still count (kwq_attr.exempt).
  *
@@ -30,13 +33,14 @@
  * Context: process context, the creator's; may sleep.
  * Return: 0, or -ENOMEM (kwq_acct_release() then frees what was taken).
  */
-int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, bool exempt)
+int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, struct user_namespace *ns,
+		  bool exempt)
 {
 	if (!(gfp & __GFP_ACCOUNT))
 		return 0;
 	a->memcg = get_mem_cgroup_from_mm(current->mm);
 	a->limited = !exempt;
-	a->user = kwq_user_get(owner);
+	a->user = kwq_user_get(ns ?: &init_user_ns, owner);
 	return a->user ? 0 : -ENOMEM;
 }
 

@@ -46,7 +46,9 @@ struct kwq_acct {
 	u32 small_bytes;
 };
 
-int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, bool exempt);
+struct user_namespace;
+int kwq_acct_init(struct kwq_acct *a, gfp_t gfp, kuid_t owner, struct user_namespace *ns,
+		  bool exempt);
 void kwq_acct_release(struct kwq_acct *a);
 struct kwq_item **kwq_acct_table_alloc(const struct kwq_acct *a, u32 bits, gfp_t gfp);
 void *kwq_acct_kmalloc(const struct kwq_acct *a, size_t size, gfp_t gfp);

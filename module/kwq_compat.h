@@ -9,6 +9,8 @@
 #define _KWQ_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/ipc_namespace.h>
+#include <linux/refcount.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
 
@@ -47,6 +49,26 @@ static inline void kwq_hrtimer_setup(struct hrtimer *timer,
 #else
 #define kwq_unbound_wq	system_unbound_wq
 #endif
+
+/**
+ * kwq_ipc_ns_refs() - the references an IPC namespace has now
+ * @ns: the namespace.
+ *
+ * 6.18 renamed struct ns_common's count to __ns_ref, read through
+ * ns_ref_read() ("ns: rename to __ns_ref"); 6.1 to 6.17 keep refcount_t
+ * ns.count.
+ *
+ * Context: any; the caller holds a reference.
+ * Return: the count, the caller's reference included.
+ */
+static inline unsigned int kwq_ipc_ns_refs(struct ipc_namespace *ns)
+{
+#if KERNEL_VERSION(6, 18, 0) <= LINUX_VERSION_CODE
+	return ns_ref_read(ns);
+#else
+	return refcount_read(&ns->ns.count);
+#endif
+}
 
 /*
  * 6.18 passes the test to a parameterised case's generator ("kunit: Pass

@@ -37,6 +37,7 @@
 #include <linux/mutex.h>
 #include <linux/nospec.h>
 #include <linux/poll.h>
+#include <linux/proc_ns.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -45,6 +46,7 @@
 #include "kwq_add.h"
 #include "kwq_internal.h"
 #include "kwq_payload.h"
+#include "kwq_scope.h"
 #include "kwq_uaccess.h"
 
 static struct kwq *kwq_file_queue(struct kwq_file *kf)
@@ -154,7 +156,7 @@ static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
 		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE |
 		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY | KWQ_FEATURE_PAYLOAD |
-		     KWQ_FEATURE_TENANT;
+		     KWQ_FEATURE_TENANT | KWQ_FEATURE_SCOPE_ADMIN;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -189,6 +191,7 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 	attr.exempt = file_ns_capable(file, &init_user_ns, CAP_SYS_RESOURCE);
 	attr.mode = c.mode;
 	attr.uid = file->f_cred->euid;
+	attr.user_ns = file->f_cred->user_ns;
 	attr.gid = file->f_cred->egid;
 	attr.policy = c.policy;
 	attr.max_backoff_keys = c.max_backoff_keys;
@@ -592,6 +595,24 @@ static long kwq_ioc_done_get(struct file *file, struct kwq_file *kf, unsigned in
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
+/*
+ * The end of a listing: min(@cap, @count) entries of @size bytes from
+ * @buf (kvfree()d here; NULL when there are none) to @ptr, then @count to
+ * *@ucount. Returns 0 or -EFAULT.
+ */
+static long kwq_list_out(u64 ptr, void *buf, size_t size, u32 cap, long count,
+			 u32 __user *ucount)
+{
+	long ret = 0;
+
+	if (buf && copy_to_user(u64_to_user_ptr(ptr), buf, (size_t)min_t(u32, cap, count) * size))
+		ret = -EFAULT;
+	else if (put_user(count, ucount))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
+}
+
 static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cmd,
 			 void __user *uarg)
 {
@@ -599,7 +620,7 @@ static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cm
 	const struct ipc_namespace *scope;
 	struct kwq_ioc_list l;
 	char *names;
-	long count, ret = 0;
+	long count;
 
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;
@@ -611,13 +632,68 @@ static long kwq_ioc_list(struct file *file, struct kwq_file *kf, unsigned int cm
 	count = kwq_registry_names(scope, l.capacity, &names);
 	if (count < 0)
 		return count;
-	if (names && copy_to_user(u64_to_user_ptr(l.names_ptr), names,
-				  (size_t)min_t(u32, l.capacity, count) * KWQ_NAME_MAX))
-		ret = -EFAULT;
-	else if (put_user(count, &ul->count))
-		ret = -EFAULT;
-	kvfree(names);
-	return ret;
+	return kwq_list_out(l.names_ptr, names, KWQ_NAME_MAX, l.capacity, count, &ul->count);
+}
+
+static long kwq_ioc_scope_limits(struct file *file, struct kwq_file *kf, unsigned int cmd,
+				 void __user *uarg)
+{
+	struct kwq_ioc_scope_limits l;
+	bool set;
+	int ret;
+
+	if (copy_from_user(&l, uarg, sizeof(l)))
+		return -EFAULT;
+	if ((l.flags & ~KWQ_SCOPE_LIMITS_SET) || l.queues || l.ceiling ||
+	    !kwq_is_zero(l.reserved, sizeof(l.reserved)))
+		return -EINVAL;
+	set = l.flags & KWQ_SCOPE_LIMITS_SET;
+	/* As for the namespace's own fs.mqueue.queues_max: its owner's root. */
+	if (set && !file_ns_capable(file, kwq_scope_user_ns(kf->scope), CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kwq_scope_limits(kf->scope, set, &l.queues_max, &l.queues);
+	if (ret)
+		return ret;
+	l.ceiling = READ_ONCE(kwq_max_queues_per_ns);
+	return copy_to_user(uarg, &l, sizeof(l)) ? -EFAULT : 0;
+}
+
+static long kwq_ioc_list_all(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			     void __user *uarg)
+{
+	struct kwq_ioc_list_all __user *ul = uarg;
+	struct kwq_queue_info *info;
+	struct kwq_ioc_list_all l;
+	long count;
+
+	if (copy_from_user(&l, uarg, sizeof(l)))
+		return -EFAULT;
+	if (l.flags || l.pad || !kwq_is_zero(l.reserved, sizeof(l.reserved)))
+		return -EINVAL;
+	count = kwq_registry_list_all(l.capacity, &info);
+	if (count < 0)
+		return count;
+	return kwq_list_out(l.info_ptr, info, sizeof(*info), l.capacity, count, &ul->count);
+}
+
+static long kwq_ioc_destroy_in(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			       void __user *uarg)
+{
+	struct kwq_ioc_destroy_in d;
+	char name[KWQ_NAME_MAX];
+	bool kernel_scope;
+	int ret;
+
+	if (copy_from_user(&d, uarg, sizeof(d)))
+		return -EFAULT;
+	kernel_scope = d.flags & KWQ_SCOPE_KERNEL;
+	if ((d.flags & ~KWQ_SCOPE_KERNEL) || d.pad || d.pad2 ||
+	    (kernel_scope && d.ipc_inum) || !kwq_is_zero(d.reserved, sizeof(d.reserved)))
+		return -EINVAL;
+	ret = kwq_name_from(d.name, name);
+	if (ret)
+		return ret;
+	return kwq_registry_destroy_in(name, d.ipc_inum, kernel_scope);
 }
 
 static long kwq_ioc_drain(struct file *file, struct kwq_file *kf, unsigned int cmd,
@@ -748,6 +824,11 @@ static long kwq_ioc_shutdown(struct file *file, struct kwq_file *kf, unsigned in
 /* The opener owns the queue or has CAP_SYS_ADMIN in its scope's user namespace, else -EPERM. */
 #define KWQ_NEED_OWNER	BIT(3)
 #define KWQ_ANY_SIZE	BIT(4)	/* the command's size field may differ (stats) */
+/*
+ * The opener was in the initial IPC namespace with CAP_SYS_ADMIN in the
+ * initial user namespace (every scope's queues), else -EPERM.
+ */
+#define KWQ_NEED_HOST_ADMIN	BIT(5)
 
 /**
  * struct kwq_cmd - one ioctl of /dev/kwq: the access matrix and the handler
@@ -774,6 +855,10 @@ static const struct kwq_cmd kwq_cmds[] = {
 	[_IOC_NR(KWQ_IOC_CREATE)] = { KWQ_IOC_CREATE, 0, kwq_ioc_create },
 	[_IOC_NR(KWQ_IOC_OPEN)] = { KWQ_IOC_OPEN, 0, kwq_ioc_open },
 	[_IOC_NR(KWQ_IOC_LIST)] = { KWQ_IOC_LIST, 0, kwq_ioc_list },
+	[_IOC_NR(KWQ_IOC_SCOPE_LIMITS)] = { KWQ_IOC_SCOPE_LIMITS, 0, kwq_ioc_scope_limits },
+	[_IOC_NR(KWQ_IOC_LIST_ALL)] = { KWQ_IOC_LIST_ALL, KWQ_NEED_HOST_ADMIN, kwq_ioc_list_all },
+	[_IOC_NR(KWQ_IOC_DESTROY_IN)] = { KWQ_IOC_DESTROY_IN, KWQ_NEED_HOST_ADMIN,
+					  kwq_ioc_destroy_in },
 	[_IOC_NR(KWQ_IOC_DESTROY)] = { KWQ_IOC_DESTROY, KWQ_QO, kwq_ioc_destroy },
 	[_IOC_NR(KWQ_IOC_ADD)] = { KWQ_IOC_ADD, KWQ_QW, kwq_ioc_add },
 	[_IOC_NR(KWQ_IOC_ADD_AFTER)] = { KWQ_IOC_ADD_AFTER, KWQ_QW, kwq_ioc_add_after },
@@ -798,6 +883,10 @@ static long kwq_cmd_allowed(const struct kwq_cmd *c, struct file *file, struct k
 {
 	struct kwq *q;
 
+	if ((c->need & KWQ_NEED_HOST_ADMIN) &&
+	    (kf->scope->ns.inum != PROC_IPC_INIT_INO ||
+	     !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN)))
+		return -EPERM;
 	if (!(c->need & KWQ_NEED_QUEUE))
 		return 0;
 	q = kwq_file_queue(kf);

@@ -120,19 +120,22 @@ fault:
 #define KWQ_KEY_LEN	offsetof(struct kwq_batch_entry, key_len)
 
 /*
- * A get's probe of @n entries, in one window: each result takes 0 and
- * each key length is rewritten unchanged, since a get reports there too.
- * Returns how many were written, from the first, before a fault.
+ * A get's probe of @n entries, in one write window: each result takes 0
+ * and each key length is rewritten with the value just copied in (@e),
+ * since a get reports there too. Nothing is read inside the window: on
+ * architectures whose user-access protection opens reads and writes
+ * separately, a read there would fault. Returns how many were written,
+ * from the first, before a fault.
  */
-static u32 kwq_probe_get_entries(struct kwq_batch_entry __user *ue, u32 n)
+static u32 kwq_probe_get_entries(struct kwq_batch_entry __user *ue,
+				 const struct kwq_batch_entry *e, u32 n)
 {
-	u32 i = 0, len;
+	u32 i = 0;
 
 	if (!user_write_access_begin(ue, n * sizeof(*ue)))
 		return 0;
 	for (; i < n; i++) {
-		unsafe_get_user(len, kwq_entry_field(ue, i, KWQ_KEY_LEN), fault);
-		unsafe_put_user(len, kwq_entry_field(ue, i, KWQ_KEY_LEN), fault);
+		unsafe_put_user(e[i].key_len, kwq_entry_field(ue, i, KWQ_KEY_LEN), fault);
 		unsafe_put_user(0U, kwq_entry_field(ue, i, KWQ_RESULT), fault);
 	}
 fault:
@@ -153,7 +156,7 @@ static u32 kwq_chunk_entries(struct kwq_chunk *c, struct kwq_batch_entry __user 
 	size_t left = copy_from_user(c->e, ue, n * sizeof(*ue));
 	u32 m = n - DIV_ROUND_UP(left, sizeof(*ue)), w;
 
-	w = get ? kwq_probe_get_entries(ue, m) : kwq_put_fields(ue, KWQ_RESULT, NULL, m);
+	w = get ? kwq_probe_get_entries(ue, c->e, m) : kwq_put_fields(ue, KWQ_RESULT, NULL, m);
 	*err = w < n ? -EFAULT : 0;
 	return w;
 }

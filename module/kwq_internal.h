@@ -44,6 +44,8 @@
 #include "kwq_table.h"
 #include "kwq_tenant.h"
 
+struct kwq_scope;
+
 /*
  * Without PREEMPT_RT a queue's timer runs in the timer interrupt, with a
  * soft timer for what it cannot do there (kwq_timer_hard_fn()); with it,
@@ -306,9 +308,10 @@ struct kwq_hist {
  * @mode: permission bits for opens from user space.
  * @uid: owner.
  * @gid: owning group.
- * @node: link in the registry list; protected by kwq_registry_lock.
- * @scope: the IPC namespace the name lives in (a reference), NULL for the
- *	kernel scope or once unregistered; protected by kwq_registry_lock.
+ * @node: link in its scope's list of queues; protected by
+ *	kwq_registry_lock.
+ * @scope: the scope the name lives in (kwq_scope.h), NULL once
+ *	unregistered; protected by kwq_registry_lock.
  * @debugfs: the queue's file under /sys/kernel/debug/kwq, while registered.
  * @name: NUL-terminated name, empty for anonymous queues.
  * @acct: who pays for the queue (kwq_acct.h): the creator's memory cgroup
@@ -404,7 +407,7 @@ struct kwq {
 	kuid_t uid;
 	kgid_t gid;
 	struct list_head node;
-	struct ipc_namespace *scope;	/* kwq_registry_lock */
+	struct kwq_scope *scope;	/* kwq_registry_lock */
 	struct dentry *debugfs;
 	char name[KWQ_NAME_MAX];
 
@@ -584,6 +587,10 @@ struct kwq *kwq_lookup_in(const char *name, const struct ipc_namespace *scope);
 void kwq_registry_del(struct kwq *q);
 void kwq_registry_kill_all(void);
 long kwq_registry_names(const struct ipc_namespace *scope, u32 cap, char **names);
+struct kwq_queue_info;
+long kwq_registry_list_all(u32 cap, struct kwq_queue_info **info);
+int kwq_registry_destroy_in(const char *name, u32 ipc_inum, bool kernel_scope);
+int kwq_scope_limits(struct ipc_namespace *scope, bool set, u32 *queues_max, u32 *queues);
 
 /* kwq_debugfs.c */
 struct dentry *kwq_debugfs_add(struct kwq *q, const struct ipc_namespace *scope);

@@ -11,6 +11,7 @@
 
 #include "kwq_internal.h"
 #include "kwq_payload.h"
+#include "kwq_scope.h"
 #include "kwq_user.h"
 
 /*
@@ -18,7 +19,8 @@
  * takes a decimal (or 0x hex) number in its range; anything else fails
  * the write (or the insmod) with -EINVAL and leaves the value as it was.
  * Documentation/kwq-limits.rst says when each applies: max_queues,
- * max_queues_per_user and max_key_bytes_per_user at every create or add,
+ * max_queues_per_ns, kernel_reserve_queues, max_queues_per_user and
+ * max_key_bytes_per_user at every create or add,
  * max_items_per_queue and max_backoff_keys to queues created after.
  */
 struct kwq_param_range {
@@ -95,6 +97,16 @@ KWQ_PARAM(max_queues_per_user, kwq_max_queues_per_user, kwq_param_uint_ops, 0, 6
 MODULE_PARM_DESC(max_queues_per_user,
 		 "Most named queues one user may own, unless created through a descriptor whose opener had CAP_SYS_RESOURCE, 0..65536 (default 64); checked at each create");
 
+unsigned int kwq_max_queues_per_ns = 256;
+KWQ_PARAM(max_queues_per_ns, kwq_max_queues_per_ns, kwq_param_uint_ops, 1, 65536);
+MODULE_PARM_DESC(max_queues_per_ns,
+		 "Most named queues one IPC namespace may hold, and the highest limit its owner may set (KWQ_IOC_SCOPE_LIMITS), 1..65536 (default 256); checked at each create, except through a descriptor whose opener had CAP_SYS_RESOURCE");
+
+unsigned int kwq_kernel_reserve_queues = 32;
+KWQ_PARAM(kernel_reserve_queues, kwq_kernel_reserve_queues, kwq_param_uint_ops, 0, 65536);
+MODULE_PARM_DESC(kernel_reserve_queues,
+		 "Named queues of max_queues that only kernel modules, and creates through a descriptor whose opener had CAP_SYS_RESOURCE, may take, 0..65536 (default 32); checked at each create");
+
 unsigned int kwq_max_items_per_queue = 1U << 16;
 KWQ_PARAM(max_items_per_queue, kwq_max_items_per_queue, kwq_param_uint_ops, 1, 1U << 24);
 MODULE_PARM_DESC(max_items_per_queue,
@@ -123,8 +135,10 @@ static int __init kwq_init(void)
 	if (ret)
 		return ret;
 	kwq_debugfs_init();
+	kwq_scope_reap_start();
 	ret = kwq_dev_init();
 	if (ret) {
+		kwq_scope_reap_stop();
 		kwq_debugfs_exit();
 		kwq_core_exit();
 	}
@@ -134,6 +148,7 @@ static int __init kwq_init(void)
 static void __exit kwq_exit(void)
 {
 	kwq_dev_exit();
+	kwq_scope_reap_stop();
 	kwq_registry_kill_all();
 	kwq_debugfs_exit();
 	kwq_core_exit();

@@ -513,7 +513,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 			return ERR_PTR(-ENOMEM);
 		}
 	}
-	ret = kwq_acct_init(&q->acct, q->gfp, q->uid, attr && attr->exempt) ?:
+	ret = kwq_acct_init(&q->acct, q->gfp, q->uid, attr ? attr->user_ns : NULL,
+			    attr && attr->exempt) ?:
 	      kwq_table_init(&q->items, q->gfp);
 	if (ret) {
 		kwq_acct_release(&q->acct);

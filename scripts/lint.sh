@@ -90,6 +90,23 @@ for f in module/kwq.h module/kwq_internal.h module/kwq_pool.h uapi/linux/kwq.h \
 	result $status "kernel-doc -v $f" "$tmp/out"
 done
 
+# User access windows: no read of user memory inside a window opened for
+# writing only (user_write_access_begin()), no write inside one opened for
+# reading only. x86 opens both directions at once, so no x86 test can see
+# it; architectures whose protection opens each direction on its own
+# (powerpc's KUAP) fault there. A window runs from its begin to the next
+# end, in source order, which is how kwq writes them.
+awk '
+	FNR == 1 { mode = "" }
+	/user_write_access_begin\(/ { mode = "w" }
+	/user_read_access_begin\(/ { mode = "r" }
+	/[^_]user_access_begin\(/ { mode = "rw" }
+	mode == "w" && /unsafe_(get_user|copy_from_user)\(/ { print FILENAME ":" FNR ": read in a write window: " $0 }
+	mode == "r" && /unsafe_(put_user|copy_to_user)\(/ { print FILENAME ":" FNR ": write in a read window: " $0 }
+	/user_(write_|read_)?access_end\(/ { mode = "" }
+' "$top"/module/*.[ch] >"$tmp/out"
+result "$([[ -s $tmp/out ]] && echo 1 || echo 0)" "user access windows: reads in read windows, writes in write windows" "$tmp/out"
+
 # Builds in a scratch copy so they never disturb a build in the tree.
 build_copy() {
 	rm -rf "$tmp/src" && mkdir -p "$tmp/src"

@@ -30,6 +30,8 @@ tap_program "timens-64bit" ./bin/kwq_timens_test
 tap_program "timens-32bit" ./bin/kwq_timens_test32
 tap_program "limits-64bit" ./bin/kwq_limits_test
 tap_program "limits-32bit" ./bin/kwq_limits_test32 --no-memcg
+tap_program "scope-64bit" ./bin/kwq_scope_test
+tap_program "scope-32bit" ./bin/kwq_scope_test32
 tap_program "payload-64bit" ./bin/kwq_payload_test
 tap_program "payload-32bit" ./bin/kwq_payload_test32
 # The 64-bit run floods 100,000 keys of one tenant on the stock kernels;

@@ -181,6 +181,11 @@ enum kwq_done_result {
 #define KWQ_FEATURE_PRIORITY	_BITULL(11)
 /* KWQ_CREATE_TENANT, kwq_ioc_create.tenant_depth: gets rotate across tenants */
 #define KWQ_FEATURE_TENANT	_BITULL(12)
+/*
+ * Queues die with their IPC namespace; KWQ_IOC_SCOPE_LIMITS, KWQ_IOC_LIST_ALL,
+ * KWQ_IOC_DESTROY_IN; per-user limits charged up the user-namespace chain
+ */
+#define KWQ_FEATURE_SCOPE_ADMIN	_BITULL(13)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
@@ -664,6 +669,101 @@ struct kwq_ioc_list {
 	__u64 reserved[2];
 };
 
+/* Flags of struct kwq_ioc_scope_limits. */
+#define KWQ_SCOPE_LIMITS_SET	_BITUL(0)	/* set .queues_max */
+
+/**
+ * struct kwq_ioc_scope_limits - the queue limit of an IPC namespace
+ *	(KWQ_IOC_SCOPE_LIMITS)
+ * @flags: 0 to read, KWQ_SCOPE_LIMITS_SET to set @queues_max first; that
+ *	needs CAP_SYS_ADMIN, in the user namespace that owns the fd's scope,
+ *	for the process that opened /dev/kwq (-EPERM otherwise).
+ * @queues_max: in, with KWQ_SCOPE_LIMITS_SET: the most named queues the
+ *	scope may hold, 1 to @ceiling (-EINVAL otherwise); out: the limit in
+ *	force.
+ * @queues: out: named queues the scope holds; must be 0 on input.
+ * @ceiling: out: the module's max_queues_per_ns, the highest limit a
+ *	scope may have; a scope's limit above a lowered ceiling counts as the
+ *	ceiling. Must be 0 on input.
+ * @reserved: must be 0.
+ *
+ * The scope is the fd's (the IPC namespace of the process that opened
+ * /dev/kwq). Creates through descriptors whose opener had CAP_SYS_RESOURCE
+ * in the initial user namespace are not held to it.
+ */
+struct kwq_ioc_scope_limits {
+	__u32 flags;
+	__u32 queues_max;
+	__u32 queues;
+	__u32 ceiling;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_queue_info - one named queue of any scope (KWQ_IOC_LIST_ALL)
+ * @name: the queue's name, NUL-padded.
+ * @ipc_inum: the inode number of its IPC namespace (as in
+ *	/proc/PID/ns/ipc), 0 for the kernel scope.
+ * @uid: its owner, in the initial user namespace.
+ * @gid: its group, in the initial user namespace.
+ * @mode: its permission bits.
+ * @reserved: 0.
+ */
+struct kwq_queue_info {
+	__u8 name[KWQ_NAME_MAX];
+	__u32 ipc_inum;
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_list_all - every named queue of every scope (KWQ_IOC_LIST_ALL)
+ * @info_ptr: user address of @capacity struct kwq_queue_info.
+ * @capacity: entries the array holds (0 to ask for the count only).
+ * @count: out: named queues that exist; min(@count, @capacity) entries
+ *	were written.
+ * @flags: must be 0.
+ * @pad: must be 0.
+ * @reserved: must be 0.
+ *
+ * Only for a descriptor opened in the initial IPC namespace by a process
+ * with CAP_SYS_ADMIN in the initial user namespace (-EPERM otherwise).
+ */
+struct kwq_ioc_list_all {
+	__u64 info_ptr;
+	__u32 capacity;
+	__u32 count;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct kwq_ioc_destroy_in - destroy a named queue of any scope
+ *	(KWQ_IOC_DESTROY_IN)
+ * @name: NUL-terminated name, as in struct kwq_ioc_create.
+ * @ipc_inum: the inode number of the queue's IPC namespace, as
+ *	KWQ_IOC_LIST_ALL reports it; 0 with KWQ_SCOPE_KERNEL.
+ * @flags: 0, or KWQ_SCOPE_KERNEL for a queue of the kernel scope.
+ * @pad: must be 0.
+ * @pad2: must be 0.
+ * @reserved: must be 0.
+ *
+ * The same privilege as KWQ_IOC_LIST_ALL. Destroys the queue as
+ * KWQ_IOC_DESTROY does (descriptors attached to it see -EIDRM); -ENOENT
+ * if no such queue exists.
+ */
+struct kwq_ioc_destroy_in {
+	__u8 name[KWQ_NAME_MAX];
+	__u32 ipc_inum;
+	__u32 flags;
+	__u32 pad;
+	__u32 pad2;
+	__u64 reserved[2];
+};
+
 /**
  * struct kwq_ioc_drain - shut down and wait until all work is done
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up at (-ETIMEDOUT);
@@ -798,6 +898,9 @@ struct kwq_stats {
 #define KWQ_IOC_OPEN		_IOW(KWQ_IOC_MAGIC, 0x02, struct kwq_ioc_open)
 #define KWQ_IOC_DESTROY		_IO(KWQ_IOC_MAGIC, 0x03)
 #define KWQ_IOC_LIST		_IOWR(KWQ_IOC_MAGIC, 0x04, struct kwq_ioc_list)
+#define KWQ_IOC_SCOPE_LIMITS	_IOWR(KWQ_IOC_MAGIC, 0x05, struct kwq_ioc_scope_limits)
+#define KWQ_IOC_LIST_ALL	_IOWR(KWQ_IOC_MAGIC, 0x06, struct kwq_ioc_list_all)
+#define KWQ_IOC_DESTROY_IN	_IOW(KWQ_IOC_MAGIC, 0x07, struct kwq_ioc_destroy_in)
 #define KWQ_IOC_ADD		_IOWR(KWQ_IOC_MAGIC, 0x10, struct kwq_ioc_key)
 #define KWQ_IOC_GET		_IOWR(KWQ_IOC_MAGIC, 0x11, struct kwq_ioc_get)
 #define KWQ_IOC_DONE		_IOWR(KWQ_IOC_MAGIC, 0x12, struct kwq_ioc_key)

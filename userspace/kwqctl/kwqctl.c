@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "kwqctl.h"
@@ -69,6 +70,16 @@ static const char usage_text[] =
 "                               done (it goes back to the queue); neither:\n"
 "                               leave it processing for a later done\n"
 "  list [--json]                names of all queues of the scope\n"
+"  list --all-scopes [--json]   every named queue of every scope, with its\n"
+"                               scope (kernel, or ipc:INUM: the inode of its\n"
+"                               /proc/PID/ns/ipc), owner uid, gid and mode\n"
+"                               (root in the initial namespaces only)\n"
+"  destroy-in SCOPE NAME        destroy a queue of any scope, SCOPE as list\n"
+"                               --all-scopes prints it (the same privilege)\n"
+"  ns-limit [N]                 the queue limit of this IPC namespace: print\n"
+"                               its queues, limit and the module's ceiling;\n"
+"                               with N, set the limit first (root of the\n"
+"                               user namespace that owns it)\n"
 "  metrics [--json] [NAME...]   statistics in the Prometheus text format\n"
 "                               (client-go's workqueue_* names, kwq_* extras)\n"
 "  top [--interval MS] [--count N]\n"
@@ -410,6 +421,120 @@ static int cmd_list(int json)
 	return 0;
 }
 
+/* A descriptor of /dev/kwq for commands on no queue, or -errno. */
+static int dev_fd(void)
+{
+	int fd = open(KWQ_DEFAULT_DEV, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* kwqctl list --all-scopes: KWQ_IOC_LIST_ALL, with room to spare if the count grows. */
+static int cmd_list_all_scopes(int json)
+{
+	struct kwq_ioc_list_all l;
+	struct kwq_queue_info *info = NULL;
+	unsigned int cap = 0, i, n;
+	char scope[32];
+	int fd = dev_fd(), ret = 0;
+
+	if (fd < 0)
+		return fail("list", "every scope", fd);
+	for (;;) {
+		memset(&l, 0, sizeof(l));
+		l.info_ptr = (uintptr_t)info;
+		l.capacity = cap;
+		if (ioctl(fd, KWQ_IOC_LIST_ALL, &l)) {
+			ret = fail("list", "every scope", -errno);
+			goto out;
+		}
+		if (l.count <= cap && (info || !l.count))
+			break;
+		free(info);
+		cap = l.count + 16;
+		info = calloc(cap, sizeof(*info));
+		if (!info) {
+			ret = fail("list", "every scope", -ENOMEM);
+			goto out;
+		}
+	}
+	n = l.count;
+	if (json)
+		printf("{\"queues\":[");
+	for (i = 0; i < n; i++) {
+		if (info[i].ipc_inum)
+			snprintf(scope, sizeof(scope), "ipc:%u", info[i].ipc_inum);
+		else
+			snprintf(scope, sizeof(scope), "kernel");
+		if (!json) {
+			printf("%s\t%s\t%u\t%u\t%04o\n", scope, (char *)info[i].name,
+			       info[i].uid, info[i].gid, info[i].mode);
+			continue;
+		}
+		printf("%s{\"scope\":\"%s\",\"name\":", i ? "," : "", scope);
+		json_string((char *)info[i].name);
+		printf(",\"uid\":%u,\"gid\":%u,\"mode\":%u}", info[i].uid, info[i].gid,
+		       info[i].mode);
+	}
+	if (json)
+		printf("]}\n");
+out:
+	free(info);
+	close(fd);
+	return ret;
+}
+
+/* kwqctl destroy-in SCOPE NAME: SCOPE is kernel or ipc:INUM. */
+static int cmd_destroy_in(const char *scope, const char *name)
+{
+	struct kwq_ioc_destroy_in d;
+	long inum;
+	int fd, ret;
+
+	memset(&d, 0, sizeof(d));
+	if (!strcmp(scope, "kernel"))
+		d.flags = KWQ_SCOPE_KERNEL;
+	else if (strncmp(scope, "ipc:", 4) || parse_long(scope + 4, &inum) || inum <= 0 ||
+		 inum > UINT32_MAX)
+		return usage();
+	else
+		d.ipc_inum = (uint32_t)inum;
+	if (strlen(name) >= KWQ_NAME_MAX)
+		return fail("destroy", name, -EINVAL);
+	strcpy((char *)d.name, name);
+	fd = dev_fd();
+	if (fd < 0)
+		return fail("destroy", name, fd);
+	ret = ioctl(fd, KWQ_IOC_DESTROY_IN, &d) ? -errno : 0;
+	close(fd);
+	return ret ? fail("destroy", name, ret) : 0;
+}
+
+/* kwqctl ns-limit [N] */
+static int cmd_ns_limit(const char *set)
+{
+	struct kwq_ioc_scope_limits l;
+	long n;
+	int fd, ret;
+
+	memset(&l, 0, sizeof(l));
+	if (set) {
+		if (parse_long(set, &n) || n < 0 || n > UINT32_MAX)
+			return usage();
+		l.flags = KWQ_SCOPE_LIMITS_SET;
+		l.queues_max = (uint32_t)n;
+	}
+	fd = dev_fd();
+	if (fd < 0)
+		return fail("ns-limit", "this IPC namespace", fd);
+	ret = ioctl(fd, KWQ_IOC_SCOPE_LIMITS, &l) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return fail("ns-limit", "this IPC namespace", ret);
+	printf("queues %u\nlimit %u\nceiling %u\n", l.queues, l.queues_max, l.ceiling);
+	return 0;
+}
+
 /*
  * One KWQ_IOC_ADD_EX: the add (now for @delay_ms < 0, or after a delay)
  * at o->priority, with o->payload if given.
@@ -695,10 +820,22 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "version"))
 		return cmd_version();
 	if (!strcmp(cmd, "list")) {
-		if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json")))
-			return usage();
-		return cmd_list(json_global || argc == 3);
+		int all = 0, json = json_global, i;
+
+		for (i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--json"))
+				json = 1;
+			else if (!strcmp(argv[i], "--all-scopes") && !kernel_scope)
+				all = 1;
+			else
+				return usage();
+		}
+		return all ? cmd_list_all_scopes(json) : cmd_list(json);
 	}
+	if (!strcmp(cmd, "destroy-in"))
+		return argc == 4 && !kernel_scope ? cmd_destroy_in(argv[2], argv[3]) : usage();
+	if (!strcmp(cmd, "ns-limit"))
+		return argc <= 3 && !kernel_scope ? cmd_ns_limit(argc == 3 ? argv[2] : NULL) : usage();
 	if (!strcmp(cmd, "metrics")) {
 		int r = kwqctl_metrics(argc - 2, argv + 2, json_global);
 

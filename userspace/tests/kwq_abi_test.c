@@ -33,6 +33,10 @@ _Static_assert(sizeof(struct kwq_ioc_add_after) == 48, "kwq_ioc_add_after layout
 _Static_assert(sizeof(struct kwq_stats) == 440, "kwq_stats layout");
 _Static_assert(sizeof(struct kwq_batch_entry) == 16, "kwq_batch_entry layout");
 _Static_assert(sizeof(struct kwq_ioc_batch) == 48, "kwq_ioc_batch layout");
+_Static_assert(sizeof(struct kwq_ioc_scope_limits) == 32, "kwq_ioc_scope_limits layout");
+_Static_assert(sizeof(struct kwq_queue_info) == 96, "kwq_queue_info layout");
+_Static_assert(sizeof(struct kwq_ioc_list_all) == 40, "kwq_ioc_list_all layout");
+_Static_assert(sizeof(struct kwq_ioc_destroy_in) == 96, "kwq_ioc_destroy_in layout");
 _Static_assert(sizeof(struct kwq_ioc_list) == 40, "kwq_ioc_list layout");
 _Static_assert(sizeof(struct kwq_limiter) == 56, "kwq_limiter layout");
 _Static_assert(sizeof(struct kwq_ratelimit) == 256, "kwq_ratelimit layout");
