@@ -70,3 +70,6 @@ st=$?
 echo "$out" | sed 's/^/# /'
 tap $st "the example controller reconciles 200 keys with retries and backoff"
 tap_end
+
+# client-go's own tests and a controller on kwq (scripts/guest/client-go.sh).
+. ./client-go.sh
