@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh source-path=SCRIPTDIR
 # In the guest (sourced by check.sh, kwq loaded): the Go package's tests.
 # Runs every bin/kwq-go-test-<ver> and bin/kwq-go-race-<ver> that
 # scripts/go.sh built (on kernels other than stock only the newest
