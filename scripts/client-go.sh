@@ -6,14 +6,19 @@
 #                                      golang-*-dev packages it depends on,
 #                                      and unpack them into a private tree;
 #                                      prints the tree's GOPATH root
-#   scripts/client-go.sh build DIR     fetch (cached), then build into
-#                                      DIR/bin, for each SUITE of
-#                                      KWQ_CLIENT_GO_SUITES (default trixie):
-#                                      kwq-cgo-iface-<suite> (the interface
-#                                      checks), kwq-cgo-shim-<suite>
-#                                      (client-go's util/workqueue tests on
-#                                      kwq) and kwq-cgo-ctl-<suite> (the
-#                                      informer-driven controller test)
+#   scripts/client-go.sh build DIR     fetch (cached), then for each SUITE
+#                                      of KWQ_CLIENT_GO_SUITES (default
+#                                      "trixie sid"): compile the interface
+#                                      checks (a failure fails the build)
+#                                      and build into DIR/bin
+#                                      kwq-cgo-shim-<suite> (client-go's
+#                                      util/workqueue tests on kwq, through
+#                                      bindings/go/clientgo/shim),
+#                                      kwq-cgo-ctl-<suite> (the
+#                                      informer-driven controller tests),
+#                                      kwq-cgo-clock-tests-<suite> (the
+#                                      tests left out: they step a fake
+#                                      clock) and kwq-cgo-versions-<suite>
 #
 # Nothing is installed on the host: the packages of SUITE are fetched with
 # apt-get download under a private apt configuration (its own state,
@@ -22,7 +27,7 @@
 # -x into ${KWQ_CACHE:-/var/cache/kwq}/client-go/SUITE/root. Versions are
 # whatever SUITE has when the tree is first made; the tree is reused until
 # removed. The Go build is in GOPATH mode (GO111MODULE=off GOPROXY=off)
-# with the newest Go toolchain installed by scripts/go.sh install, its
+# with the suite's own Go toolchain (unpacked beside its client-go), its
 # build cache under ${KWQ_CACHE:-/var/cache/kwq}/go-build.
 set -euo pipefail
 
@@ -92,12 +97,12 @@ fetch() { # SUITE
 	: >"$apt/state/status"
 	derive_source "$suite" "$apt/sources.d/$suite"
 	papt apt-get update -qq >&2
-	# client-go and every golang-*-dev it needs, recursively; toolchains
-	# (golang-go, golang-1.N-go) and anything not Architecture: all are
-	# left out: the host's Go builds the tree.
+	# client-go and every golang-*-dev it needs, recursively, and the
+	# suite's Go toolchain (golang-go's golang-1.N-go and -src: Debian's
+	# Go binaries are static, they run on the host); nothing else.
 	pkgs=$(papt apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-		--no-breaks --no-replaces --no-enhances golang-k8s-client-go-dev |
-		awk '/^[a-z0-9]/ { print $1 }' | grep -E '^golang-.*-dev$' | sort -u)
+		--no-breaks --no-replaces --no-enhances golang-k8s-client-go-dev golang-go |
+		awk '/^[a-z0-9]/ { print $1 }' | grep -E '^golang-.*-dev$|^golang-1\.[0-9]+-(go|src)$' | sort -u)
 	[[ -n $pkgs ]] || { say "no golang-k8s-client-go-dev in $suite"; return 1; }
 	# shellcheck disable=SC2086 # one word per package
 	(cd "$debs" && papt apt-get download -qq $pkgs >&2)
@@ -120,23 +125,24 @@ fetch() { # SUITE
 replaced="queue.go delaying_queue.go rate_limiting_queue.go"
 left_out="delaying_queue_test.go rate_limiting_queue_test.go metrics_test.go"
 
-# The go binary: KWQ_CLIENT_GO_GO, or the newest installed golang-1.N-go.
-gobin() {
+# The go binary for SUITE: KWQ_CLIENT_GO_GO, or the suite's own Go
+# (unpacked with its client-go), or the newest installed golang-1.N-go.
+gobin() { # SUITE
 	if [[ -n ${KWQ_CLIENT_GO_GO:-} ]]; then
 		echo "$KWQ_CLIENT_GO_GO"
 		return
 	fi
 	local d
-	for d in /usr/lib/go-1.*/bin/go; do
+	for d in "$cache/client-go/$1"/root/usr/lib/go-1.*/bin/go /usr/lib/go-1.*/bin/go; do
 		[[ -x $d ]] && echo "$d"
-	done | sort -V | tail -n 1
+	done | head -n 1
 }
 
 # build_suite SUITE OUT: the three binaries of one suite into OUT.
 build_suite() {
 	local suite=$1 out=$2 gp go w wq f
 	gp=$(fetch "$suite")
-	go=$(gobin)
+	go=$(gobin "$suite")
 	[[ -n $go ]] || { say "no Go toolchain (scripts/go.sh install)"; return 1; }
 	# A fixed place per checkout, so that the build cache finds its
 	# packages again.
@@ -178,7 +184,7 @@ build() { # DIR
 	local out suite
 	mkdir -p "$1/bin"
 	out=$(cd "$1/bin" && pwd)
-	for suite in ${KWQ_CLIENT_GO_SUITES:-trixie}; do
+	for suite in ${KWQ_CLIENT_GO_SUITES:-trixie sid}; do
 		build_suite "$suite" "$out"
 	done
 }
