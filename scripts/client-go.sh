@@ -34,40 +34,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${KWQ_CACHE:-/var/cache/kwq}
 say() { printf 'client-go.sh: %s\n' "$*" >&2; }
-
-# The deb822 or one-line apt source of SUITE, made from the machine's
-# bookworm source (same URI and keyring): printed on stdout.
-derive_source() { # SUITE
-	local suite=$1
-	if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-		awk -v suite="$suite" 'BEGIN { RS = ""; FS = "\n" }
-		{
-			uris = ""; suites = ""; signed = ""; types = ""
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^URIs:/) uris = $i
-				if ($i ~ /^Suites:/) suites = $i
-				if ($i ~ /^Signed-By:/) signed = $i
-				if ($i ~ /^Types:/) types = $i
-			}
-			if (types ~ /[ \t]deb([ \t]|$)/ && suites ~ /[ \t]bookworm([ \t]|$)/ && !done) {
-				print "Types: deb"; print uris; print "Suites: " suite
-				print "Components: main"; if (signed != "") print signed
-				done = 1
-			}
-		}' /etc/apt/sources.list.d/debian.sources >"$2.sources"
-		[[ -s $2.sources ]] && return 0
-		rm -f "$2.sources"
-	fi
-	if [[ -f /etc/apt/sources.list ]]; then
-		awk -v suite="$suite" '$1 == "deb" && $0 ~ /[ \t]bookworm[ \t]/ && !done {
-			for (i = 1; i <= NF; i++) if ($i == "bookworm") $i = suite
-			print; done = 1 }' /etc/apt/sources.list >"$2.list"
-		[[ -s $2.list ]] && return 0
-		rm -f "$2.list"
-	fi
-	say "no bookworm apt source to derive $suite's from"
-	return 1
-}
+# shellcheck source=scripts/apt-suite.sh
+. "$top/scripts/apt-suite.sh"
 
 # apt with the private configuration of directory $apt.
 papt() { # COMMAND ARGS...
@@ -95,7 +63,7 @@ fetch() { # SUITE
 	mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/sources.d" \
 		"$apt/prefs.d" "$debs" "$dir/root"
 	: >"$apt/state/status"
-	derive_source "$suite" "$apt/sources.d/$suite"
+	apt_suite_source "$suite" "$apt/sources.d/$suite"
 	papt apt-get update -qq >&2
 	# client-go and every golang-*-dev it needs, recursively, and the
 	# suite's Go toolchain (golang-go's golang-1.N-go and -src: Debian's

@@ -30,6 +30,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 src=$top/bindings/go
 say() { printf 'go.sh: %s\n' "$*" >&2; }
+# shellcheck source=scripts/apt-suite.sh
+. "$top/scripts/apt-suite.sh"
 
 export GOPROXY=off GOTOOLCHAIN=local GOFLAGS='' GO111MODULE=on CGO_ENABLED=0
 export GOCACHE=${GOCACHE:-${KWQ_CACHE:-/var/cache/kwq}/go-build}
@@ -51,38 +53,10 @@ apt_install() {
 # Writes an apt source for bookworm-backports next to the machine's own
 # bookworm source (same URI and key), deb822 or one-line style.
 add_backports() {
-	local f=/etc/apt/sources.list.d/kwq-bookworm-backports
 	if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 		return 0
 	fi
-	if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		{
-			uris = ""; suites = ""; signed = ""; types = ""
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^URIs:/) uris = $i
-				if ($i ~ /^Suites:/) suites = $i
-				if ($i ~ /^Signed-By:/) signed = $i
-				if ($i ~ /^Types:/) types = $i
-			}
-			if (types ~ /[ \t]deb([ \t]|$)/ && suites ~ /[ \t]bookworm([ \t]|$)/ && !done) {
-				print "Types: deb"; print uris; print "Suites: bookworm-backports"
-				print "Components: main"; if (signed != "") print signed
-				done = 1
-			}
-		}' /etc/apt/sources.list.d/debian.sources >"$f.sources.tmp"
-		[[ -s $f.sources.tmp ]] && mv "$f.sources.tmp" "$f.sources" && return 0
-		rm -f "$f.sources.tmp"
-	fi
-	if [[ -f /etc/apt/sources.list ]]; then
-		awk '$1 == "deb" && $0 ~ /[ \t]bookworm[ \t]/ && !done {
-			for (i = 1; i <= NF; i++) if ($i == "bookworm") $i = "bookworm-backports"
-			print; done = 1 }' /etc/apt/sources.list >"$f.list.tmp"
-		[[ -s $f.list.tmp ]] && mv "$f.list.tmp" "$f.list" && return 0
-		rm -f "$f.list.tmp"
-	fi
-	say "no bookworm apt source to derive bookworm-backports from"
-	return 1
+	apt_suite_source bookworm-backports /etc/apt/sources.list.d/kwq-bookworm-backports
 }
 
 install() {
