@@ -197,44 +197,42 @@ func TestBesideClientGo(t *testing.T) {
 	ctx := context.Background()
 	pods := client.CoreV1().Pods
 	want := map[string]string{}
+	// apply does op ("create", "update" to gen=2, "delete") to Pod name
+	// of ns and records what its key's last reconcile is to see.
+	apply := func(op, ns, name string) {
+		t.Helper()
+		var err error
+		switch op {
+		case "create":
+			_, err = pods(ns).Create(ctx, pod(ns, name, "1"), metav1.CreateOptions{})
+			want[ns+"/"+name] = "gen=1"
+		case "update":
+			_, err = pods(ns).Update(ctx, pod(ns, name, "2"), metav1.UpdateOptions{})
+			want[ns+"/"+name] = "gen=2"
+		case "delete":
+			err = pods(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			want[ns+"/"+name] = "gone"
+		}
+		if err != nil {
+			t.Fatalf("%s %s/%s: %v", op, ns, name, err)
+		}
+	}
+	// Every Pod created, every second one updated, every fifth deleted,
+	// the informer caught up after each round.
 	const n = 60
-	for i := 0; i < n; i++ {
-		ns := fmt.Sprintf("ns%d", i%4)
-		name := fmt.Sprintf("pod-%02d", i)
-		if _, err := pods(ns).Create(ctx, pod(ns, name, "1"), metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
+	for _, round := range []struct {
+		op   string
+		step int
+	}{{"create", 1}, {"update", 2}, {"delete", 5}} {
+		for i := 0; i < n; i += round.step {
+			apply(round.op, fmt.Sprintf("ns%d", i%4), fmt.Sprintf("pod-%02d", i))
 		}
-		want[ns+"/"+name] = "gen=1"
-	}
-	settled(t, informer.GetStore(), want)
-	for i := 0; i < n; i += 2 {
-		ns := fmt.Sprintf("ns%d", i%4)
-		name := fmt.Sprintf("pod-%02d", i)
-		if _, err := pods(ns).Update(ctx, pod(ns, name, "2"), metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		want[ns+"/"+name] = "gen=2"
-	}
-	settled(t, informer.GetStore(), want)
-	for i := 0; i < n; i += 5 {
-		ns := fmt.Sprintf("ns%d", i%4)
-		name := fmt.Sprintf("pod-%02d", i)
-		if err := pods(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		want[ns+"/"+name] = "gone"
+		settled(t, informer.GetStore(), want)
 	}
 	for i := 0; i < 4; i++ {
-		name := fmt.Sprintf("pod-%d", i)
-		if _, err := pods("retry").Create(ctx, pod("retry", name, "1"), metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		want["retry/"+name] = "gen=1"
+		apply("create", "retry", fmt.Sprintf("pod-%d", i))
 	}
-	if _, err := pods("drop").Create(ctx, pod("drop", "always", "1"), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	want["drop/always"] = "gen=1"
+	apply("create", "drop", "always")
 
 	for i, q := range queues {
 		c, r := ctls[i], recs[i]
