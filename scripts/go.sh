@@ -11,7 +11,14 @@
 #                                kwq-go-test-<ver> (go test -c) with every
 #                                toolchain, kwq-go-race-<ver> (-race, with
 #                                the newest; cgo, static), kwq-go-controller
-#                                (the example) and kwq-gobench
+#                                (the example) and kwq-gobench; then
+#                                scripts/client-go.sh build DIR (client-go's
+#                                tests and a controller on kwq; KWQ_CLIENT_GO=0
+#                                leaves them out)
+#   scripts/go.sh vm [FLAVOUR]   the Go section alone in one guest (default
+#                                stock): scripts/build.sh, then
+#                                scripts/guest/go-only.sh under QEMU; prints
+#                                the TAP and the sections' counts
 #   scripts/go.sh lint           gofmt -l and go vet with every toolchain,
 #                                as TAP lines
 #   scripts/go.sh abi            the uapi check alone: abicheck.c's output
@@ -23,6 +30,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 src=$top/bindings/go
 say() { printf 'go.sh: %s\n' "$*" >&2; }
+# shellcheck source=scripts/apt-suite.sh
+. "$top/scripts/apt-suite.sh"
 
 export GOPROXY=off GOTOOLCHAIN=local GOFLAGS='' GO111MODULE=on CGO_ENABLED=0
 export GOCACHE=${GOCACHE:-${KWQ_CACHE:-/var/cache/kwq}/go-build}
@@ -44,38 +53,10 @@ apt_install() {
 # Writes an apt source for bookworm-backports next to the machine's own
 # bookworm source (same URI and key), deb822 or one-line style.
 add_backports() {
-	local f=/etc/apt/sources.list.d/kwq-bookworm-backports
 	if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 		return 0
 	fi
-	if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		{
-			uris = ""; suites = ""; signed = ""; types = ""
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^URIs:/) uris = $i
-				if ($i ~ /^Suites:/) suites = $i
-				if ($i ~ /^Signed-By:/) signed = $i
-				if ($i ~ /^Types:/) types = $i
-			}
-			if (types ~ /[ \t]deb([ \t]|$)/ && suites ~ /[ \t]bookworm([ \t]|$)/ && !done) {
-				print "Types: deb"; print uris; print "Suites: bookworm-backports"
-				print "Components: main"; if (signed != "") print signed
-				done = 1
-			}
-		}' /etc/apt/sources.list.d/debian.sources >"$f.sources.tmp"
-		[[ -s $f.sources.tmp ]] && mv "$f.sources.tmp" "$f.sources" && return 0
-		rm -f "$f.sources.tmp"
-	fi
-	if [[ -f /etc/apt/sources.list ]]; then
-		awk '$1 == "deb" && $0 ~ /[ \t]bookworm[ \t]/ && !done {
-			for (i = 1; i <= NF; i++) if ($i == "bookworm") $i = "bookworm-backports"
-			print; done = 1 }' /etc/apt/sources.list >"$f.list.tmp"
-		[[ -s $f.list.tmp ]] && mv "$f.list.tmp" "$f.list" && return 0
-		rm -f "$f.list.tmp"
-	fi
-	say "no bookworm apt source to derive bookworm-backports from"
-	return 1
+	apt_suite_source bookworm-backports /etc/apt/sources.list.d/kwq-bookworm-backports
 }
 
 install() {
@@ -128,7 +109,17 @@ build() {
 		-ldflags='-linkmode=external -extldflags=-static' .) >&2
 	(cd "$src" && "$go" build -o "$out/kwq-go-controller" ./examples/controller) >&2
 	(cd "$src" && "$go" build -o "$out/kwq-gobench" ./cmd/kwq-gobench) >&2
-	for b in "$out"/kwq-go-* "$out/kwq-gobench"; do
+	# client-go's interface checks, tests and controller on kwq
+	# (scripts/client-go.sh): a failure is the guest's to report, so that
+	# the package's own tests still run.
+	rm -f "$out"/kwq-cgo-*
+	if [[ ${KWQ_CLIENT_GO:-1} != 0 ]] && ! "$top/scripts/client-go.sh" build "$1" 2>"$out/kwq-cgo-build.log"; then
+		tail -n 40 "$out/kwq-cgo-build.log" >&2
+		mv "$out/kwq-cgo-build.log" "$out/kwq-cgo-build-failed"
+	fi
+	rm -f "$out/kwq-cgo-build.log"
+	for b in "$out"/kwq-go-* "$out/kwq-gobench" "$out"/kwq-cgo-shim-* "$out"/kwq-cgo-ctl-*; do
+		[[ -e $b ]] || continue
 		if readelf -l "$b" | grep -q 'program interpreter'; then
 			say "$b is dynamically linked"
 			return 1
@@ -168,7 +159,29 @@ tap_line() { # STATUS DESCRIPTION DETAILS
 	fi
 }
 
+vm() { # [FLAVOUR]
+	local flavour=${1:-stock} guest out st=0
+	out=$top/build/go-vm
+	mkdir -p "$out"
+	guest=$("$top/scripts/build.sh" "$flavour")
+	eval "$("$top/scripts/kernel.sh" "$flavour")"
+	local one=()
+	[[ $flavour == debug* ]] || one=(--one-thread)
+	"$top/scripts/vm-run.sh" "${one[@]}" --kernel "$KWQ_KERNEL" --files "$guest" \
+		--timeout "${KWQ_VM_TIMEOUT:-1200}" --log "$out/console.log" \
+		-- "$guest/go-only.sh" >"$out/guest.out" 2>"$out/guest.err" || st=$?
+	cat "$out/guest.out"
+	local section
+	for section in $("$top/scripts/tap-sections.sh" "$out/guest.out"); do
+		printf '%-28s %s\n' "$section" "$("$top/scripts/tap-sections.sh" "$out/guest.out" "$section" |
+			"$top/scripts/tap-count.sh" 2>/dev/null)"
+	done
+	say "guest exit status $st; console: $out/console.log"
+	return $st
+}
+
 case ${1:-} in
+vm) vm "${2:-}" ;;
 install) install ;;
 build) [[ $# -eq 2 ]] || { echo "usage: scripts/go.sh build DIR" >&2; exit 2; }; build "$2" ;;
 lint) lint; exit $tap_failed ;;

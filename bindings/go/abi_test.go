@@ -58,6 +58,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_LIMITER_FAST_SLOW": limiterFastSlow, "KWQ_LIMITER_BUCKET": limiterBucket,
 		"KWQ_CREATE_RATELIMIT": createRatelimit, "KWQ_AFTER_REPLACE": afterReplace,
 		"KWQ_AFTER_DEBOUNCE": afterDebounce, "KWQ_GET_UNLEASED": getUnleased,
+		"KWQ_SCOPE_KERNEL":        scopeKernel,
 		"KWQ_DRAIN_FLUSH_WAITING": drainFlushWaiting,
 		"KWQ_DONE_NOT_RUN":        doneNotRun, "KWQ_STATE_SHUTTING_DOWN": stateShuttingDown,
 		"KWQ_STATE_DRAINING": stateDraining, "KWQ_STATE_DESTROYED": stateDestroyed,

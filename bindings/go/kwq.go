@@ -16,7 +16,10 @@
 // a worker holds go back to the head of the queue when its process dies,
 // and failure counts outlive the process. Beside the interface, a Queue
 // has kwq's extras: AddWithResult, DoneWithResult, GetContext, DoneGet,
-// batches, Cancel, Stats and readiness (Ready, WaitReady, Fd).
+// hand-out tickets (GetWithTicket, DoneTicket), priorities
+// (AddWithPriority, PriorityLevel for controller-runtime's priorities),
+// kernel-scope queues (WithKernelScope), batches, Cancel, Stats and
+// readiness (Ready, WaitReady, Fd).
 //
 // Differences from client-go, all from the kernel's queue:
 //   - Done of a key that is not being processed changes nothing (client-go
@@ -323,6 +326,9 @@ func Create(name string, opts ...Option) (*Queue, error) {
 }
 
 func create(name string, c *config) (*Queue, error) {
+	if c.kernelScope {
+		return nil, &Error{Op: "create", Queue: name, Err: syscall.EINVAL}
+	}
 	a, err := c.createArg(name)
 	if err != nil {
 		return nil, &Error{Op: "create", Queue: name, Err: err}
@@ -339,8 +345,8 @@ func create(name string, c *config) (*Queue, error) {
 }
 
 // Open returns a handle on an existing queue (ENOENT if there is none;
-// EACCES if its mode denies access). Only WithDevice and WithUnleasedGets
-// apply.
+// EACCES if its mode denies access). Only WithDevice, WithUnleasedGets
+// and WithKernelScope apply.
 func Open(name string, opts ...Option) (*Queue, error) {
 	c := newConfig(opts)
 	return open(name, &c)
@@ -348,6 +354,9 @@ func Open(name string, opts ...Option) (*Queue, error) {
 
 func open(name string, c *config) (*Queue, error) {
 	a := &iocOpen{}
+	if c.kernelScope {
+		a.Flags = scopeKernel
+	}
 	if err := setName(&a.Name, name); err != nil {
 		return nil, &Error{Op: "open", Queue: name, Err: err}
 	}
@@ -380,7 +389,7 @@ func NewRateLimitingQueue(name string, opts ...Option) (*Queue, error) {
 		if err == nil {
 			return q.refuseShutDown()
 		}
-		if !errors.Is(err, syscall.ENOENT) || i == 3 {
+		if !errors.Is(err, syscall.ENOENT) || i == 3 || c.kernelScope {
 			return q, err
 		}
 		q, err = create(name, &c)
@@ -613,6 +622,38 @@ func (q *Queue) NumRequeues(key string) int {
 // processing changes nothing.
 func (q *Queue) Done(key string) { q.DoneWithResult(key) }
 
+// Ticket names one hand-out of a key: GetWithTicket returns it, and
+// DoneTicket ends that hand-out and no other. Tickets are nonzero and
+// never given twice on one queue.
+type Ticket uint64
+
+// GetWithTicket waits for the next key like Get and returns it with its
+// hand-out's ticket, for DoneTicket. It fails with an error wrapping
+// ESHUTDOWN once the queue has shut down and has no key left, EIDRM if it
+// was destroyed. Needs FeatureTicket (older modules return no ticket: 0).
+func (q *Queue) GetWithTicket() (string, Ticket, error) {
+	return q.getTicket(deadlineForever)
+}
+
+// DoneTicket ends the hand-out of key that t names: on a queue with a
+// processing timeout, a worker that overstayed gets ENOENT instead of
+// ending the key's next hand-out (which Done, naming only the key, would
+// end if the same handle, or any handle for an unleased get, took it).
+// Ticket 0 is Done's rule. It returns Finished or Requeued as
+// DoneWithResult does.
+func (q *Queue) DoneTicket(key string, t Ticket) (DoneResult, error) {
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	if err := s.setKey(key); err != nil {
+		return 0, q.errf("done", key, err)
+	}
+	s.key = iocKey{KeyPtr: ptr(s.in[:]), KeyLen: uint32(len(key)), Ticket: uint64(t)}
+	if err := q.call(iocDoneCmd, unsafe.Pointer(&s.key)); err != nil {
+		return 0, q.errf("done", key, err)
+	}
+	return DoneResult(s.key.Result), nil
+}
+
 // DoneWithResult is Done with its outcome, Finished or Requeued. It fails
 // with ENOENT for a key that is not being processed, or that is leased to
 // another handle. A key whose processing timeout expired is not being
@@ -655,6 +696,13 @@ func nextGetTry(try, deadline uint64, err error) (uint64, bool, error) {
 
 // get takes one key with a kernel deadline.
 func (q *Queue) get(deadline uint64) (string, error) {
+	k, _, err := q.getTicket(deadline)
+	return k, err
+}
+
+// getTicket takes one key with a kernel deadline and returns its
+// hand-out's ticket too.
+func (q *Queue) getTicket(deadline uint64) (string, Ticket, error) {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	buf := s.out[:]
@@ -684,9 +732,9 @@ func (q *Queue) get(deadline uint64) (string, error) {
 			}
 		}
 		if err != nil {
-			return "", q.errf("get", "", err)
+			return "", 0, q.errf("get", "", err)
 		}
-		return string(buf[:s.get.KeyLen]), nil
+		return string(buf[:s.get.KeyLen]), Ticket(s.get.Ticket), nil
 	}
 }
 

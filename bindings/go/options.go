@@ -122,6 +122,7 @@ type config struct {
 	payloadMax        uint32
 	tenants           bool
 	tenantDepth       int
+	kernelScope       bool
 }
 
 func newConfig(opts []Option) config {
@@ -160,7 +161,8 @@ func WithMaxBackoffKeys(n uint32) Option { return func(c *config) { c.maxBackoff
 // *Queue, or unleased (WithUnleasedGets) through any handle, the late
 // Done ends that new hand-out. Workers that must not end each other's
 // hand-outs take keys through handles of their own (Open, one per
-// worker), leased.
+// worker), leased, or take them with GetWithTicket and end them with
+// DoneTicket, which ends only the hand-out its ticket names.
 func WithProcessingTimeout(d time.Duration) Option {
 	return func(c *config) { c.processingTimeout = d }
 }
@@ -205,6 +207,15 @@ func WithTenants(depth int) Option {
 		c.tenantDepth = depth
 	}
 }
+
+// WithKernelScope makes Open and NewRateLimitingQueue look among the
+// queues kernel modules made (kwq_create(), the kernel scope) instead of
+// the queues of the caller's IPC namespace: a user program's workers on a
+// kernel module's queue. NewRateLimitingQueue then only opens: a user
+// program cannot make a queue in the kernel scope, and Create refuses the
+// option (EINVAL). The queue's mode decides access, as for any queue
+// (Documentation/kwq-security.rst). Needs FeatureScope.
+func WithKernelScope() Option { return func(c *config) { c.kernelScope = true } }
 
 // WithDevice opens another device node than /dev/kwq.
 func WithDevice(path string) Option { return func(c *config) { c.device = path } }

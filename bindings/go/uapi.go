@@ -45,6 +45,7 @@ const (
 	afterDebounce     = 1 << 3
 	drainFlushWaiting = 1 << 0
 	getUnleased       = 1 << 0
+	scopeKernel       = 1 << 0
 
 	doneNotRun = 0xffffffff
 

@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh source-path=SCRIPTDIR
 # In the guest (sourced by check.sh, kwq loaded): the Go package's tests.
 # Runs every bin/kwq-go-test-<ver> and bin/kwq-go-race-<ver> that
 # scripts/go.sh built (on kernels other than stock only the newest
@@ -55,6 +55,13 @@ go_bins="./bin/kwq-go-test-* ./bin/kwq-go-race-*"
 if [ "$(cat ./flavour 2>/dev/null)" != stock ]; then
 	for b in ./bin/kwq-go-test-*; do go_bins=$b; done
 fi
+# A queue in the kernel scope for TestKernelScope, made by kwq_sample.ko
+# without workers; the test fails if it is missing.
+KWQ_GO_KERNEL_QUEUE=""
+if insmod ./kwq_sample.ko queue=go-kernel-scope create=1 workers=0; then
+	KWQ_GO_KERNEL_QUEUE=go-kernel-scope
+fi
+export KWQ_GO_KERNEL_QUEUE
 go_found=0
 # shellcheck disable=SC2086 # $go_bins is a list of paths and patterns
 for b in $go_bins; do
@@ -62,6 +69,8 @@ for b in $go_bins; do
 	go_found=1
 	go_tap "go-${b#./bin/kwq-go-}" "$b"
 done
+[ -z "$KWQ_GO_KERNEL_QUEUE" ] || rmmod kwq_sample
+KWQ_GO_KERNEL_QUEUE=""
 
 tap_begin "go-example-$(uname -r)"
 [ "$go_found" = 1 ]; tap $? "Go test binaries are in the guest (scripts/go.sh build)"
@@ -70,3 +79,6 @@ st=$?
 echo "$out" | sed 's/^/# /'
 tap $st "the example controller reconciles 200 keys with retries and backoff"
 tap_end
+
+# client-go's own tests and a controller on kwq (scripts/guest/client-go.sh).
+. ./client-go.sh
