@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by scripts/go.sh and scripts/client-go.sh: apt sources of other
-# Debian suites, made from this machine's own bookworm source.
+# Sourced by scripts/go.sh, scripts/client-go.sh, scripts/sid-root.sh and
+# scripts/package-check.sh: apt sources of other Debian suites, made from
+# this machine's own bookworm source.
 
 # apt_suite_source SUITE BASE: writes BASE.sources (deb822) or BASE.list
 # (one-line style), an apt source of SUITE with the URI and keyring of the
@@ -35,4 +36,22 @@ apt_suite_source() {
 	fi
 	printf 'no bookworm apt source to derive %s from\n' "$suite" >&2
 	return 1
+}
+
+# bookworm_uri prints the URI of the first apt source of this machine
+# that serves Debian's "bookworm" suite (deb822 or one-line style), for a
+# debootstrap of another suite. Other suites (sid, trixie, bookworm-backports) are fetched from
+# the same URI, so no archive host name is ever written into the repo.
+bookworm_uri() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -r $f ]] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		     /(^|\n)Suites:[^\n]*[ \t]bookworm([ \t]|\n|$)/ && /(^|\n)Types:[^\n]*deb([ \t]|\n|$)/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, u, /[ \t]+/); print u[2]; exit }
+		     }' "$f"
+	done
+	if [[ -r /etc/apt/sources.list ]]; then
+		awk '$1 == "deb" && $3 == "bookworm" { print $2 }' /etc/apt/sources.list
+	fi
 }

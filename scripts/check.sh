@@ -14,7 +14,7 @@
 #   debug-rt    6.12 PREEMPT_RT built with KCSAN, lockdep with raw-lock
 #               nesting, kmemleak, KUnit, failslab
 # The debug kernels are built once and cached; a missing one is built in
-# the background (nice'd) while the stock kernels' guests run. On debug-rt
+# the background while the stock kernels' guests run. On debug-rt
 # an expected-red check (scripts/plant.sh) must see a planted RT-only lock
 # nesting caught, and on debug a call with interrupts off caught by
 # kwq_lock()'s own assertion and the queue's timer planted back to a hard
@@ -90,17 +90,11 @@ if [[ " $flavours " == *" stock-sid "* || " $flavours " == *" rt-sid "* || " $fl
 	scripts/sid-root.sh >/dev/null
 fi
 
-# The Go binaries are the same for every kernel: built once here, copied
-# by scripts/build.sh. If this fails, each kernel's build tries again and
-# fails on its own.
-rm -rf "$top/build/go"
-if scripts/go.sh build "$top/build/go" >"$out/go-build.log" 2>&1; then
-	export KWQ_GO_BUILT=$top/build/go/bin
-fi
-
 # Debug kernels that are not cached yet are built in the background, one
-# after the other, while the static checks and the stock kernels' guests
-# run; scripts/kernel.sh's lock makes build.sh wait for them below.
+# after the other, while the Go build, the static checks and the stock
+# kernels' guests run (at the same priority: the debug kernels' lane is
+# the longer one); scripts/kernel.sh's lock makes build.sh wait for them
+# below.
 debug_kernels=""
 for flavour in $flavours; do
 	[[ $flavour != debug* ]] || debug_kernels+=" $flavour"
@@ -109,11 +103,19 @@ bg=""
 if [[ -n $debug_kernels ]]; then
 	(
 		for k in $debug_kernels; do
-			nice -n 10 scripts/kernel.sh "$k" >/dev/null || true
+			scripts/kernel.sh "$k" >/dev/null || true
 		done
 	) 2>"$out/kernels.log" &
 	bg=$!
 	echo "debug kernels:$debug_kernels (built in the background if not cached; log: $out/kernels.log)"
+fi
+
+# The Go binaries are the same for every kernel: built once here, copied
+# by scripts/build.sh. If this fails, each kernel's build tries again and
+# fails on its own.
+rm -rf "$top/build/go"
+if scripts/go.sh build "$top/build/go" >"$out/go-build.log" 2>&1; then
+	export KWQ_GO_BUILT=$top/build/go/bin
 fi
 
 # The five sections of a guest's output that took longest ("# took N s",

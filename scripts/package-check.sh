@@ -170,8 +170,8 @@ fi
 
 # --- the throwaway root --------------------------------------------------
 # The mirror that serves "bookworm" in this machine's apt sources.
-# shellcheck source=scripts/apt-source.sh
-. "$top/scripts/apt-source.sh"
+# shellcheck source=scripts/apt-suite.sh
+. "$top/scripts/apt-suite.sh"
 uri=$(bookworm_uri | head -n 1)
 [[ -n $uri ]] || die "no bookworm mirror in /etc/apt/sources.list{,.d}"
 

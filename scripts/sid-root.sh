@@ -17,15 +17,15 @@
 #                                    apt-get install PKG into the root
 #
 # The apt source is the machine's own bookworm URI with the suite "sid"
-# (scripts/apt-source.sh); versions are whatever sid has the day the root
+# (scripts/apt-suite.sh); versions are whatever sid has the day the root
 # is made, read from the metapackages, never written here. The root lives
 # in ${KWQ_CACHE:-/var/cache/kwq}/sid-root; it is rebuilt when the list of
 # what it holds (below) changes. Needs root.
 set -Eeuo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=scripts/apt-source.sh
-. "$top/scripts/apt-source.sh"
+# shellcheck source=scripts/apt-suite.sh
+. "$top/scripts/apt-suite.sh"
 say() { printf 'sid-root.sh: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 ((EUID == 0)) || die "needs root (debootstrap, chroot)"
