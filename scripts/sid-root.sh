@@ -35,11 +35,13 @@ root=$cache/sid-root
 # What the root holds besides minbase: the kernel's build dependencies
 # come with its headers (linux-kbuild, the gcc it was built with); make,
 # sparse and libc headers build kwq as scripts/build.sh does on the host;
-# dkms, pkg-config and udev for make package-check. Bump prep= when the
-# steps below change.
-root_pkgs=(make sparse libc6-dev kmod xz-utils dkms pkg-config udev linux-headers-amd64
+# dkms, pkg-config, udev and adduser (kwq-dkms's dependency) for make
+# package-check. Bump prep when the steps below change: the root is then
+# made anew.
+root_pkgs=(make sparse libc6-dev kmod xz-utils dkms pkg-config udev adduser linux-headers-amd64
 	linux-headers-rt-amd64 linux-source)
-key=$(printf '%s\n' prep=1 "${root_pkgs[@]}" | sha256sum | cut -c1-12)
+prep=1
+key=$(printf '%s\n' "prep=$prep" "${root_pkgs[@]}" | sha256sum | cut -c1-12)
 
 in_root() {
 	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
@@ -64,8 +66,14 @@ make_root() {
 		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -qq \
 			--no-install-recommends debootstrap >&2
 	fi
-	# A root with its packages (a stamp of this key) is kept if only the
-	# images are missing.
+	# A root debootstrap'd by this preparation (prep= of the key) is kept:
+	# only the packages it lacks are added (with sid's lists of the day;
+	# the kernel and what is installed already stay as they are).
+	if [[ -f $root/.kwq-base-$prep ]]; then
+		with_mounts in_root sh -c 'apt-get update -qq &&
+			apt-get install -y -qq --no-install-recommends "$@"' sh "${root_pkgs[@]}" >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "adding ${root_pkgs[*]} to the sid root failed"; }
+		echo "key=$key" >"$root/.kwq-packages"
+	fi
 	if ! grep -qs "^key=$key\$" "$root/.kwq-packages"; then
 		rm -rf --one-file-system "$root" "$root.tmp"
 		say "debootstrap sid from $uri into $root (a few minutes; log: $log)"
@@ -82,6 +90,7 @@ make_root() {
 			apt-get install -y -qq --no-install-recommends "$@"' sh "${root_pkgs[@]}" >>"$log" 2>&1 ||
 			{ tail -n 20 "$log" >&2; die "installing ${root_pkgs[*]} in the sid root failed"; }
 		echo "key=$key" >"$root/.kwq-packages"
+		: >"$root/.kwq-base-$prep"
 	fi
 	# The images are only unpacked (into /boot of the root): installing one
 	# would build an initramfs that nobody boots (the guests use busybox).
