@@ -484,10 +484,10 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	init_waitqueue_head(&q->drain_wait);
 	kref_init(&q->ref);
 	q->gfp = attr && attr->account ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL : GFP_KERNEL;
-	q->max_items = kwq_max_items_per_queue;
+	q->max_items = READ_ONCE(kwq_max_items_per_queue);
 	if (attr && attr->max_items && attr->max_items < q->max_items)
 		q->max_items = attr->max_items;
-	q->max_backoff = kwq_max_backoff_keys;
+	q->max_backoff = READ_ONCE(kwq_max_backoff_keys);
 	if (attr && attr->max_backoff_keys && attr->max_backoff_keys < q->max_backoff)
 		q->max_backoff = attr->max_backoff_keys;
 	q->mode = attr ? attr->mode & 0777 : 0600;
