@@ -35,10 +35,10 @@ root=$cache/sid-root
 # What the root holds besides minbase: the kernel's build dependencies
 # come with its headers (linux-kbuild, the gcc it was built with); make,
 # sparse and libc headers build kwq as scripts/build.sh does on the host;
-# dkms, pkg-config, udev and adduser (kwq-dkms's dependency) for make
+# gcc (cc), dkms, pkg-config, udev and adduser (kwq-dkms's dependency) for make
 # package-check. Bump prep when the steps below change: the root is then
 # made anew.
-root_pkgs=(make sparse libc6-dev kmod xz-utils dkms pkg-config udev adduser linux-headers-amd64
+root_pkgs=(make gcc sparse libc6-dev kmod xz-utils dkms pkg-config udev adduser linux-headers-amd64
 	linux-headers-rt-amd64 linux-source)
 prep=1
 key=$(printf '%s\n' "prep=$prep" "${root_pkgs[@]}" | sha256sum | cut -c1-12)
