@@ -177,10 +177,10 @@ delay.base.max|clock_nanosleep lateness max|-|1|-
 delay.light.kwq.p50|add-after lateness p50 (1/10 keys)|delay.light.base.p50|1|clock_nanosleep p50
 delay.light.kwq.p99|add-after lateness p99 (1/10 keys)|delay.light.base.p99|1|clock_nanosleep p99
 delay.light.kwq.max|add-after lateness max (1/10 keys)|delay.light.base.max|1|clock_nanosleep max
-delay.loaded.kwq.p50|add-after lateness p50 (1/10 keys, CPUs busy)|delay.loaded.base.p50|1|clock_nanosleep p50 (busy)
-delay.loaded.kwq.p99|add-after lateness p99 (1/10 keys, CPUs busy)|delay.loaded.base.p99|1|clock_nanosleep p99 (busy)
-delay.loaded.kwq.max|add-after lateness max (1/10 keys, CPUs busy)|delay.loaded.base.max|1|clock_nanosleep max (busy)
-delay.loaded.base.p50|clock_nanosleep lateness p50 (CPUs busy)|delay.light.base.p50|1|the same, CPUs idle
+delay.loaded.kwq.p50|add-after lateness p50 (1/10 keys; CPUs busy)|delay.loaded.base.p50|1|clock_nanosleep p50 (busy)
+delay.loaded.kwq.p99|add-after lateness p99 (1/10 keys; CPUs busy)|delay.loaded.base.p99|1|clock_nanosleep p99 (busy)
+delay.loaded.kwq.max|add-after lateness max (1/10 keys; CPUs busy)|delay.loaded.base.max|1|clock_nanosleep max (busy)
+delay.loaded.base.p50|clock_nanosleep lateness p50 (CPUs busy)|delay.light.base.p50|1|the same with CPUs idle
 delay.split.10k.fire.p50|[traced] deadline to its run p50|delay.kwq.p50|1|add-after lateness p50
 delay.split.10k.fire.p99|[traced] deadline to its run p99|delay.kwq.p99|1|add-after lateness p99
 delay.split.10k.ready.p50|[traced] run to the get p50|delay.kwq.p50|1|add-after lateness p50
