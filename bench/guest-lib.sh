@@ -10,7 +10,8 @@ DBG=/sys/kernel/debug/kwq_bench/run
 loaded() {
 	pids=""
 	i=0
-	while [ "$i" -lt "$(grep -c '^processor' /proc/cpuinfo)" ]; do
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	while [ "$i" -lt "$ncpu" ]; do
 		sh -c 'while :; do :; done' &
 		pids="$pids $!"
 		i=$((i + 1))
