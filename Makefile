@@ -83,7 +83,7 @@ dkms-remove:
 
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf build
+	rm -rf --one-file-system build
 
 .PHONY: all check-kdir modules userspace install demo check lint bench clean \
 	deb package-check dkms-install dkms-remove

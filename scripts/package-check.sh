@@ -56,6 +56,11 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# A signal ends the run through the EXIT trap, so that no mount of the host's
+# /dev is left under build/ for a later rm -rf to walk into.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # --- TAP ------------------------------------------------------------------
 tap_file=$out/host.tap
