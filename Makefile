@@ -3,9 +3,11 @@
 #
 #   make            kwq.ko (and the KUnit module if KDIR has KUnit), libkwq,
 #                   kwqctl
-#   make demo       boot Debian's kernel in QEMU and show kwq at work
-#   make check      every test on five kernels (stock 6.1, 6.12, 6.12-rt and
-#                   the two debug kernels; KWQ_KERNELS picks a subset)
+#   make demo       install only what it needs, boot Debian's kernel in QEMU
+#                   and show kwq at work
+#   make check      every test on seven kernels (stock 6.1, 6.12, 6.12-rt,
+#                   sid's 7.x and 7.x-rt, the two debug kernels; KWQ_KERNELS
+#                   picks a subset)
 #   make lint       checkpatch, kernel-doc, W=1, sparse
 #   make bench      every benchmark in one QEMU boot (not part of check)
 #   make install    modules_install + libkwq, kwqctl, man pages, bash

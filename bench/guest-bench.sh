@@ -139,8 +139,8 @@ split() {
 step delay-split.10k split "$N_DELAY" 10k
 step delay-split.1k split $((N_DELAY / 10)) 1k
 
-# The longest hold of a queue's lock by a walk over keys (at most 64 keys
-# since issue 15), at the default item limit: timer, stats, shutdown.
+# The longest hold of a queue's lock by a walk over keys (at most 64
+# keys), at the default item limit: timer, stats, shutdown.
 # hold_max_keys/hold_max_ns are kwq's; 0 starts them over.
 # shellcheck disable=SC2317 # called through step
 hold() {

@@ -110,7 +110,7 @@ cat "$out/guest.out" "$out/guest-icount.out" | grep '^KWQB ' | awk '
 	{ n[$2]++; print $2 "," n[$2] "," $3 "," $4 }' >"$out/raw.body"
 # floors.KEY: each figure run right after a floor of its own (paired in
 # bench/guest-bench.sh), per key or add in units of that floor, one value
-# a round: issue 19's targets in floor units take the median of these.
+# a round: the goals in floor units take the median of these.
 awk '$1 == "KWQB" && $2 ~ /^pair\..*\.ioctl$/ { p[substr($2, 6, length($2) - 11)] = $3; next }
 	$1 == "KWQB" && ($2 in p) && $3 > 0 && p[$2] > 0 && $4 ~ /\/s$/ {
 		n[$2]++; printf "floors.%s,%d,%.6g,floors\n", $2, n[$2], 1e9 / $3 / p[$2]; delete p[$2] }' \
@@ -269,11 +269,11 @@ END {
 	}
 }' "$out/raw.csv" >"$out/results.csv"
 
-# issue19_targets RESULTS_CSV: issue 19's targets, each as the ratio the
-# issue states it in, from this run's medians, with its goal. Those in
+# goals RESULTS_CSV: the goals of the README's table against client-go,
+# each as the ratio it is stated in, from this run's medians, with its goal. Those in
 # floor units are the medians of floors.KEY: each round's figure (a rate,
 # as ns per key or add) over the no-op ioctl floor run just before it.
-issue19_targets() {
+goals() {
 	awk -F, '
 	NR > 1 { med[$1] = $6; ratio[$1] = $10 }
 	# Judged at the precision printed: a slab figure of 80.002 bytes
@@ -286,7 +286,7 @@ issue19_targets() {
 	}
 	END {
 		f = med["floor.ioctl"]
-		printf "issue 19 targets (a floor = the no-op ioctl: %.0f ns median, %.0f instructions;\n", f, med["ic.floor.ioctl"]
+		printf "goals against client-go (a floor = the no-op ioctl: %.0f ns median, %.0f instructions;\n", f, med["ic.floor.ioctl"]
 		print "in floors: each round against the floor run just before the figure, the median)"
 		printf "%-58s %10s  %-9s %s\n", "target", "this run", "goal", "met"
 		row("1. add-after lateness p50 / clock_nanosleep, 10,000 keys", ratio["delay.kwq.p50"], "<=", 1.2, "%9.2fx")
@@ -328,7 +328,7 @@ issue19_targets() {
 		printf "%-34s %11s %11s %11s %-9s %-20s %s\n", "-----------", "---", "------", "---", "----", "--------", "-----" }' \
 		"$out/results.csv"
 	echo
-	issue19_targets "$out/results.csv"
+	goals "$out/results.csv"
 } >"$out/table.txt"
 
 # ---- plots -----------------------------------------------------------------

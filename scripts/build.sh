@@ -4,11 +4,19 @@
 # bin/, and kernel-checkers: the checkers the kernel's .config enables
 # (lockdep kmemleak kasan kcsan kunit failslab), which the guest asserts are
 # still on at the end. Prints that directory's path on stdout.
-# Usage: scripts/build.sh FLAVOUR   (see scripts/kernel.sh)
+# Usage: scripts/build.sh [--demo] FLAVOUR   (see scripts/kernel.sh)
+# --demo (make demo): only what scripts/guest/demo.sh runs (the modules,
+# kwqctl, kwq_sample_test), without sparse, the tests or Go, so that it
+# needs only scripts/deps.sh demo's packages.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-flavour=${1:?usage: scripts/build.sh stock|stock-6.12|rt-6.12|stock-sid|rt-sid|debug|debug-rt}
+demo=0
+if [[ ${1:-} == --demo ]]; then
+	demo=1
+	shift
+fi
+flavour=${1:?usage: scripts/build.sh [--demo] stock|stock-6.12|rt-6.12|stock-sid|rt-sid|debug|debug-rt}
 eval "$("$top/scripts/kernel.sh" "$flavour")"
 
 out=$top/build/$flavour
@@ -23,7 +31,9 @@ cp -r "$top/Kbuild" "$top/module" "$top/kunit" "$top/uapi" "$top/samples" "$src/
 # sparse's lock-context checks with lockdep's and PREEMPT_RT's locks.
 # A kernel of the sid root is built there, by its own compiler, on a copy
 # of the sources inside the root.
-kbuild() { make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 C=2 modules; }
+sparse=(C=2)
+((demo == 0)) || sparse=()
+kbuild() { make -j"$(nproc)" -C "$KWQ_KDIR" M="$src" W=1 "${sparse[@]}" modules; }
 if [[ -n $KWQ_ROOT ]]; then
 	kbuild() {
 		local in=/tmp/kwq-build-$flavour
@@ -39,6 +49,14 @@ if ! kbuild >"$out/build.log" 2>&1 || grep -E 'warning:' "$out/build.log" >&2; t
 fi
 find "$src" -name '*.ko' -exec cp {} "$guest/" \;
 
+if ((demo)); then
+	make -s -j"$(nproc)" -C "$top/userspace" O="$top/build/user" \
+		"$top/build/user/kwqctl" "$top/build/user/kwq_sample_test" >&2
+	cp "$top/build/user/kwqctl" "$top/build/user/kwq_sample_test" "$guest/bin/"
+	cp "$top/scripts/guest/"*.sh "$guest/"
+	echo "$guest"
+	exit 0
+fi
 make -s -j"$(nproc)" -C "$top/userspace" O="$top/build/user" >&2
 for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_batch_test kwq_batch_test32 kwq_done_get_test \
 	kwq_done_get_test32 kwq_handout_test kwq_handout_test32 kwq_access_test kwq_access_test32 \

@@ -63,7 +63,7 @@ console console-kmemleak.log 1 kmemleak
 console console-ubsan.log 1 ubsan   # module built with UBSAN_SANITIZE := y
 console console-oops.log 1 gpf
 console console-panic.log 1 panic  # panic_on_warn: no KWQ-EXIT, no dmesg dump
-# A checker that switched itself off fails the run (issue 14, item 10).
+# A checker that switched itself off fails the run.
 # Real: a module locking a spinlock whose lockdep key is on its stack.
 console console-lockdep-nonstatic.log 1 lockdep-off
 console console-lockdep-nonstatic.log 1 stack-trace

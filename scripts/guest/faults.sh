@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Fault-injection sweep (issue 6), sourced by check.sh in /kwq with kwq.ko
+# Fault-injection sweep, sourced by check.sh in /kwq with kwq.ko
 # loaded and lib.sh sourced. bin/kwq_faults fails the allocations of each
 # kwq operation in turn (/proc/thread-self/fail-nth, and failslab with
 # make-it-fail) and checks that every failure leaves the queue as it was.

@@ -295,7 +295,8 @@ struct kwq_ioc_version {
  *	without aging). Without KWQ_CREATE_PRIORITY: must be 0.
  * @reserved: must be 0.
  *
- * @payload_max, @pad2 and @aging_ns were reserved[0..1] before issue 20.
+ * @payload_max, @pad2 and @aging_ns were reserved[0..1] before
+ * KWQ_FEATURE_PAYLOAD and KWQ_FEATURE_PRIORITY.
  */
 struct kwq_ioc_create {
 	__u8 name[KWQ_NAME_MAX];
@@ -452,12 +453,14 @@ struct kwq_ioc_add_after {
  *	If @payload_ptr is not 0 and the payload does not fit, the call fails
  *	with -EMSGSIZE, sets @key_len and @payload_len to the sizes needed
  *	and leaves the key queued.
- * @pad: the name of @payload_len before issue 20, kept for old sources.
+ * @pad: the name of @payload_len before KWQ_FEATURE_PAYLOAD, kept for old
+ *	sources.
  * @ticket: out: the hand-out's ticket, nonzero and never given to another
  *	hand-out of the queue; pass it to done (struct kwq_ioc_key.ticket).
  * @payload_ptr: user address of a buffer for the key's payload, or 0 to
  *	copy none (the length is still reported).
- * @reserved: the name of @payload_ptr before issue 20, kept for old sources.
+ * @reserved: the name of @payload_ptr before KWQ_FEATURE_PAYLOAD, kept for
+ *	old sources.
  *
  * A key buffer, payload buffer, @key_len, @payload_len or @ticket that
  * cannot be written fails the call with -EFAULT before a key is taken:
@@ -480,12 +483,12 @@ struct kwq_ioc_get {
 	__u32 flags;
 	union {
 		__u32 payload_len;
-		__u32 pad;		/* the name before issue 20 */
+		__u32 pad;		/* the name before payloads */
 	};
 	__u64 ticket;
 	union {
 		__u64 payload_ptr;
-		__u64 reserved[1];	/* the name before issue 20 */
+		__u64 reserved[1];	/* the name before payloads */
 	};
 };
 

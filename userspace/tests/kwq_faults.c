@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kwq_faults: fault-injection sweep of /dev/kwq (issue 6).
+ * kwq_faults: fault-injection sweep of /dev/kwq.
  *
  *   kwq_faults [--max N] [--only NAME] [--verbose]
  *
