@@ -24,7 +24,7 @@
 #define BOUND_KEYS	64
 
 /*
- * The walks the issue measured (stats, a close, a shutdown) run at the
+ * The walks that grow with the queue (stats, a close, a shutdown) run at the
  * item limit; the others at 4,096 keys, 64 steps of 64, which takes each
  * through the same steps at a sixteenth of the time under KASAN or KCSAN.
  */
