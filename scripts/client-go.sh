@@ -17,8 +17,8 @@
 #                                      kwq-cgo-ctl-<suite> (the
 #                                      informer-driven controller tests),
 #                                      kwq-cgo-clock-tests-<suite> (the
-#                                      tests left out: they step a fake
-#                                      clock) and kwq-cgo-versions-<suite>
+#                                      tests left out, none today) and
+#                                      kwq-cgo-versions-<suite>
 #
 # Nothing is installed on the host: the packages of SUITE are fetched with
 # apt-get download under a private apt configuration (its own state,
