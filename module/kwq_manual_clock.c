@@ -40,7 +40,7 @@ struct kwq_manual_clock {
 	ktime_t start;
 	atomic64_t elapsed;
 	atomic64_t programmed;
-	struct mutex step_lock;
+	struct mutex step_lock;	/* orders steps (see above) */
 };
 
 static ktime_t kwq_manual_now(struct kwq_clock *clock)

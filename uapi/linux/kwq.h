@@ -787,7 +787,7 @@ struct kwq_ioc_drain {
 };
 
 /* The latest time a manual clock may reach: about 146 years after its start. */
-#define KWQ_CLOCK_MAX_NS	(1ULL << 62)
+#define KWQ_CLOCK_MAX_NS	_BITULL(62)
 /* Most waiting keys and processing timeouts one KWQ_IOC_CLOCK_STEP runs. */
 #define KWQ_CLOCK_STEP_KEYS	1024
 
