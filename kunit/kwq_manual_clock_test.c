@@ -195,7 +195,8 @@ static void kwq_manual_clock_test_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kwq_clock_step(q, MS(2), &now, &pending), 0);
 	KUNIT_EXPECT_TRUE(test, pending);
 	KUNIT_EXPECT_EQ(test, now, (u64)MS(2));
-	KUNIT_EXPECT_EQ(test, kwq_len(q), (u64)KWQ_CLOCK_STEP_KEYS);
+	KUNIT_EXPECT_GT(test, kwq_len(q), 0ULL);
+	KUNIT_EXPECT_LE(test, kwq_len(q), (u64)KWQ_CLOCK_STEP_KEYS);
 	KUNIT_EXPECT_EQ(test, kwq_clock_step(q, 0, &now, &pending), 0);
 	KUNIT_EXPECT_FALSE(test, pending);
 	KUNIT_EXPECT_EQ(test, kwq_len(q), (u64)n);

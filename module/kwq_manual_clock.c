@@ -133,6 +133,7 @@ int kwq_clock_step(struct kwq *q, s64 step_ns, u64 *now_ns, bool *pending)
 	bool dead;
 	u64 t;
 
+	BUILD_BUG_ON(KWQ_CLOCK_STEP_KEYS % KWQ_LOCK_STEP);
 	might_sleep();
 	if (!mc)
 		return -EOPNOTSUPP;

@@ -801,8 +801,8 @@ struct kwq_ioc_drain {
  *	started (0 at the queue's creation). Must be 0 on input.
  * @flags: must be 0.
  * @pending: out: 1 if keys whose time has come are left for another call
- *	(the step ran KWQ_CLOCK_STEP_KEYS of them), else 0. Must be 0 on
- *	input.
+ *	(a call runs at most KWQ_CLOCK_STEP_KEYS of them), else 0. Must be
+ *	0 on input.
  * @reserved: must be 0.
  *
  * Only on a queue made with KWQ_CREATE_MANUAL_CLOCK: elsewhere -EOPNOTSUPP,
@@ -821,8 +821,8 @@ struct kwq_ioc_drain {
  * before the new time, earliest first, and puts back every key processing
  * past the timeout, as a timer reaching that time would: when the call
  * returns with @pending 0 those keys are queued and their consumers
- * woken. A step that would run more than KWQ_CLOCK_STEP_KEYS keys runs
- * that many and returns @pending 1: the clock has moved, and the caller
+ * woken. A step with more than KWQ_CLOCK_STEP_KEYS keys to run runs at
+ * most that many and returns @pending 1: the clock has moved, and the caller
  * calls again (with @step_ns 0) until @pending is 0; meanwhile the keys
  * left wait as though their timer were late.
  *

@@ -306,7 +306,8 @@ static void test_pending(void)
 	is(raw_step(fd, &c), 0, "one step past every deadline");
 	is(c.pending, 1, "... leaves work pending");
 	is(c.now_ns, MS(10), "... and moved the clock");
-	is(kwq_len(fd), KWQ_CLOCK_STEP_KEYS, "... after queueing KWQ_CLOCK_STEP_KEYS keys");
+	ok(kwq_len(fd) > 0 && kwq_len(fd) <= KWQ_CLOCK_STEP_KEYS,
+	   "... after queueing at most KWQ_CLOCK_STEP_KEYS keys (%lld)", (long long)kwq_len(fd));
 	memset(&c, 0, sizeof(c));
 	is(raw_step(fd, &c), 0, "a step of 0");
 	is(c.pending, 0, "... finishes");
