@@ -211,7 +211,9 @@ func newTyped[T comparable](touch Queue[T], clk clock.WithTicker) *Typed[T] {
 }
 
 // follow steps a manual-clock queue's kernel clock to its fake clock's
-// time since the queue was made.
+// time since the queue was made. A step that fails (a destroyed queue)
+// is dropped, as client-go's methods drop errors, and tried again next
+// time.
 func (q *Typed[T]) follow() {
 	if q.fake == nil {
 		return
@@ -219,10 +221,9 @@ func (q *Typed[T]) follow() {
 	q.clockMu.Lock()
 	defer q.clockMu.Unlock()
 	if d := q.fake.Now().Sub(q.base); d > q.stepped {
-		if err := q.q.Step(d - q.stepped); err != nil {
-			panic("kwq shim: " + err.Error())
+		if q.q.Step(d-q.stepped) == nil {
+			q.stepped = d
 		}
-		q.stepped = d
 	}
 }
 
