@@ -116,6 +116,10 @@ struct kwq_clock {
  * @tenant_depth: 0 for no tenants, or a tenant queue (KWQ_CREATE_TENANT)
  *	with this tenant rule, 1 to KWQ_TENANT_DEPTH_MAX (-EINVAL above):
  *	gets rotate across tenants, Documentation/kwq-tenants.rst.
+ * @manual_clock: a queue on a manual clock of its own (KWQ_CREATE_MANUAL_CLOCK),
+ *	which starts at 0 and moves only by kwq_clock_step(); -EINVAL with
+ *	@clock. The deadlines of kwq_get() and kwq_shutdown_drain() stay
+ *	CLOCK_MONOTONIC, as struct kwq_ioc_clock_step describes.
  */
 struct kwq_attr {
 	u32 max_items;
@@ -134,6 +138,7 @@ struct kwq_attr {
 	u64 aging_ns;
 	u32 payload_max;
 	u32 tenant_depth;
+	bool manual_clock;
 };
 
 /**
@@ -208,6 +213,7 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, u32 len);
 int kwq_forget(struct kwq *q, const void *key, u32 len);
 int kwq_num_requeues(struct kwq *q, const void *key, u32 len);
 void kwq_run_due(struct kwq *q);
+int kwq_clock_step(struct kwq *q, s64 step_ns, u64 *now_ns, bool *pending);
 int kwq_get(struct kwq *q, void *buf, u32 cap, u32 *len, ktime_t deadline);
 int kwq_get_ticket(struct kwq *q, void *buf, u32 cap, u32 *len, u64 *ticket,
 		   ktime_t deadline);

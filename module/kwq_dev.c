@@ -156,7 +156,7 @@ static long kwq_ioc_version(struct file *file, struct kwq_file *kf, unsigned int
 		     KWQ_FEATURE_BATCH | KWQ_FEATURE_RATELIMIT | KWQ_FEATURE_METRICS |
 		     KWQ_FEATURE_DONE_GET | KWQ_FEATURE_TICKET | KWQ_FEATURE_SCOPE |
 		     KWQ_FEATURE_DEBOUNCE | KWQ_FEATURE_PRIORITY | KWQ_FEATURE_PAYLOAD |
-		     KWQ_FEATURE_TENANT | KWQ_FEATURE_SCOPE_ADMIN;
+		     KWQ_FEATURE_TENANT | KWQ_FEATURE_SCOPE_ADMIN | KWQ_FEATURE_MANUAL_CLOCK;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -171,7 +171,8 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	if ((c.flags & ~(KWQ_CREATE_RATELIMIT | KWQ_CREATE_PRIORITY | KWQ_CREATE_TENANT)) ||
+	if ((c.flags & ~(KWQ_CREATE_RATELIMIT | KWQ_CREATE_PRIORITY | KWQ_CREATE_TENANT |
+			 KWQ_CREATE_MANUAL_CLOCK)) ||
 	    (c.mode & ~0777) || c.policy > KWQ_POLICY_STRICT || c.pad ||
 	    c.pad3[0] || c.pad3[1] || c.pad3[2] ||
 	    c.tenant_depth > ((c.flags & KWQ_CREATE_TENANT) ? KWQ_TENANT_DEPTH_MAX : 0) ||
@@ -204,6 +205,7 @@ static long kwq_ioc_create(struct file *file, struct kwq_file *kf, unsigned int 
 		attr.tenant_depth = c.tenant_depth ?: 1;
 	if (c.flags & KWQ_CREATE_RATELIMIT)
 		attr.ratelimit = &c.ratelimit;
+	attr.manual_clock = c.flags & KWQ_CREATE_MANUAL_CLOCK;
 
 	mutex_lock(&kf->attach_lock);
 	if (kf->q) {
@@ -708,6 +710,27 @@ static long kwq_ioc_drain(struct file *file, struct kwq_file *kf, unsigned int c
 	return kwq_shutdown_drain(kf->q, kwq_deadline_from(d.deadline_ns, file), d.flags);
 }
 
+static long kwq_ioc_clock_step(struct file *file, struct kwq_file *kf, unsigned int cmd,
+			       void __user *uarg)
+{
+	struct kwq_ioc_clock_step c;
+	bool pending;
+	int ret;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	if (c.now_ns || c.flags || c.pending || !kwq_is_zero(c.reserved, sizeof(c.reserved)))
+		return -EINVAL;
+	/* An answer that cannot be written fails before the clock moves. */
+	if (copy_to_user(uarg, &c, sizeof(c)))
+		return -EFAULT;
+	ret = kwq_clock_step(kf->q, c.step_ns, &c.now_ns, &pending);
+	if (ret)
+		return ret;
+	c.pending = pending;
+	return copy_to_user(uarg, &c, sizeof(c)) ? -EFAULT : 0;
+}
+
 /*
  * The struct's size is the command's (KWQ_IOC_STATS_SIZE(n)): a smaller
  * struct gets a prefix, a larger one has the bytes past ours zeroed.
@@ -875,6 +898,8 @@ static const struct kwq_cmd kwq_cmds[] = {
 	[_IOC_NR(KWQ_IOC_NUM_REQUEUES)] = { KWQ_IOC_NUM_REQUEUES, KWQ_QR, kwq_ioc_key },
 	[_IOC_NR(KWQ_IOC_SHUTDOWN)] = { KWQ_IOC_SHUTDOWN, KWQ_QO, kwq_ioc_shutdown },
 	[_IOC_NR(KWQ_IOC_DRAIN)] = { KWQ_IOC_DRAIN, KWQ_QO, kwq_ioc_drain },
+	[_IOC_NR(KWQ_IOC_CLOCK_STEP)] = { KWQ_IOC_CLOCK_STEP, KWQ_QO | KWQ_NEED_WRITE,
+					  kwq_ioc_clock_step },
 	[_IOC_NR(KWQ_IOC_STATS)] = { KWQ_IOC_STATS, KWQ_QR | KWQ_ANY_SIZE, kwq_ioc_stats },
 };
 

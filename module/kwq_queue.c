@@ -14,6 +14,7 @@
 
 #include "kwq_compat.h"
 #include "kwq_core.h"
+#include "kwq_manual_clock.h"
 #include "kwq_payload.h"
 #include "kwq_state.h"
 
@@ -371,6 +372,7 @@ static void kwq_release(struct kref *ref)
 		hrtimer_cancel(&q->rerun);
 	}
 	kwq_records_free(q);
+	kwq_manual_clock_free(q->clock);
 	kfree(q->far);
 	kfree(q->prio);
 	kfree(q->ten);
@@ -449,7 +451,8 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		     attr->processing_timeout_ns > KWQ_DELAY_MAX_NS ||
 		     attr->aging_ns > (attr->priority ? KWQ_AGING_MAX_NS : 0) ||
 		     attr->payload_max > READ_ONCE(kwq_max_payload) ||
-		     attr->tenant_depth > KWQ_TENANT_DEPTH_MAX))
+		     attr->tenant_depth > KWQ_TENANT_DEPTH_MAX ||
+		     (attr->manual_clock && attr->clock)))
 		goto invalid;
 	rl = attr && attr->ratelimit ? attr->ratelimit : &kwq_rl_default_controller;
 	if (kwq_rl_validate(rl) || kwq_rl_max_fast_too_big(rl))
@@ -466,6 +469,14 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	q->armed = KTIME_MAX;
 	q->timer_cpu = -1;
 	q->clock = attr ? attr->clock : NULL;
+	if (attr && attr->manual_clock) {
+		q->clock = kwq_manual_clock_new(attr->account ? GFP_KERNEL_ACCOUNT :
+							   GFP_KERNEL);
+		if (!q->clock) {
+			kfree(q);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	if (!q->clock) {
 		kwq_hrtimer_setup(&q->timer, KWQ_TIMER_HARD ? kwq_timer_hard_fn : kwq_timer_fn,
 				  CLOCK_MONOTONIC, KWQ_TIMER_MODE);
@@ -501,6 +512,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	if (attr && attr->priority) {
 		q->prio = kwq_prio_new(attr->aging_ns, q->gfp);
 		if (!q->prio) {
+			kwq_manual_clock_free(q->clock);
 			kfree(q);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -509,6 +521,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		q->ten = kwq_ten_new(attr->tenant_depth, q->gfp);
 		if (!q->ten) {
 			kfree(q->prio);
+			kwq_manual_clock_free(q->clock);
 			kfree(q);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -520,6 +533,7 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 		kwq_acct_release(&q->acct);
 		kfree(q->ten);
 		kfree(q->prio);
+		kwq_manual_clock_free(q->clock);
 		kfree(q);
 		return ERR_PTR(ret);
 	}

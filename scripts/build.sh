@@ -64,7 +64,7 @@ for b in kwqctl kwq_abi_test kwq_abi_test32 kwq_batch_test kwq_batch_test32 kwq_
 	kwq_timens_test kwq_timens_test32 kwq_limits_test kwq_limits_test32 \
 	kwq_debounce_test kwq_debounce_test32 kwq_add_ex_test kwq_add_ex_test32 \
 	kwq_priority_test kwq_priority_test32 kwq_payload_test kwq_payload_test32 \
-	kwq_tenant_test kwq_tenant_test32 kwq_scope_test kwq_scope_test32; do
+	kwq_tenant_test kwq_tenant_test32 kwq_scope_test kwq_scope_test32 kwq_clock_test kwq_clock_test32; do
 	cp "$top/build/user/$b" "$guest/bin/"
 done
 # Go bindings: static test, example and benchmark binaries (scripts/go.sh);

@@ -21,21 +21,22 @@ var abiTxt string
 // prints from the C header (scripts/go.sh checks it is current).
 func TestABILayout(t *testing.T) {
 	types := map[string]reflect.Type{
-		"kwq_limiter":       reflect.TypeOf(limiter{}),
-		"kwq_ratelimit":     reflect.TypeOf(ratelimit{}),
-		"kwq_ioc_version":   reflect.TypeOf(iocVersion{}),
-		"kwq_ioc_create":    reflect.TypeOf(iocCreate{}),
-		"kwq_ioc_open":      reflect.TypeOf(iocOpen{}),
-		"kwq_ioc_key":       reflect.TypeOf(iocKey{}),
-		"kwq_ioc_add_after": reflect.TypeOf(iocAddAfter{}),
-		"kwq_ioc_add":       reflect.TypeOf(iocAdd{}),
-		"kwq_ioc_get":       reflect.TypeOf(iocGet{}),
-		"kwq_ioc_done_get":  reflect.TypeOf(iocDoneGet{}),
-		"kwq_batch_entry":   reflect.TypeOf(batchEntry{}),
-		"kwq_ioc_batch":     reflect.TypeOf(iocBatch{}),
-		"kwq_ioc_list":      reflect.TypeOf(iocList{}),
-		"kwq_ioc_drain":     reflect.TypeOf(iocDrain{}),
-		"kwq_stats":         reflect.TypeOf(rawStats{}),
+		"kwq_limiter":        reflect.TypeOf(limiter{}),
+		"kwq_ratelimit":      reflect.TypeOf(ratelimit{}),
+		"kwq_ioc_version":    reflect.TypeOf(iocVersion{}),
+		"kwq_ioc_create":     reflect.TypeOf(iocCreate{}),
+		"kwq_ioc_open":       reflect.TypeOf(iocOpen{}),
+		"kwq_ioc_key":        reflect.TypeOf(iocKey{}),
+		"kwq_ioc_add_after":  reflect.TypeOf(iocAddAfter{}),
+		"kwq_ioc_add":        reflect.TypeOf(iocAdd{}),
+		"kwq_ioc_get":        reflect.TypeOf(iocGet{}),
+		"kwq_ioc_done_get":   reflect.TypeOf(iocDoneGet{}),
+		"kwq_batch_entry":    reflect.TypeOf(batchEntry{}),
+		"kwq_ioc_batch":      reflect.TypeOf(iocBatch{}),
+		"kwq_ioc_list":       reflect.TypeOf(iocList{}),
+		"kwq_ioc_drain":      reflect.TypeOf(iocDrain{}),
+		"kwq_stats":          reflect.TypeOf(rawStats{}),
+		"kwq_ioc_clock_step": reflect.TypeOf(iocClockStep{}),
 	}
 	ioctls := map[string]uintptr{
 		"KWQ_IOC_VERSION": iocVersionCmd, "KWQ_IOC_CREATE": iocCreateCmd,
@@ -48,6 +49,7 @@ func TestABILayout(t *testing.T) {
 		"KWQ_IOC_FORGET": iocForgetCmd, "KWQ_IOC_NUM_REQUEUES": iocNumRequeuesCmd,
 		"KWQ_IOC_SHUTDOWN": iocShutdownCmd, "KWQ_IOC_DRAIN": iocDrainCmd,
 		"KWQ_IOC_STATS": iocStatsCmd, "KWQ_IOC_ADD_EX": iocAddExCmd,
+		"KWQ_IOC_CLOCK_STEP": iocClockStepCmd,
 	}
 	consts := map[string]uint64{
 		"KWQ_ABI_VERSION": abiVersion, "KWQ_KEY_MAX": KeyMax, "KWQ_NAME_MAX": NameMax,
@@ -78,7 +80,9 @@ func TestABILayout(t *testing.T) {
 		"KWQ_PRIORITY_MAX": PriorityMax, "KWQ_AGING_DEFAULT_NS": AgingDefault,
 		"KWQ_AGING_MAX_NS": AgingMax, "KWQ_FEATURE_PAYLOAD": FeaturePayload,
 		"KWQ_CREATE_TENANT": createTenant, "KWQ_TENANT_DEPTH_MAX": TenantDepthMax,
-		"KWQ_FEATURE_TENANT": FeatureTenant,
+		"KWQ_FEATURE_TENANT": FeatureTenant, "KWQ_CREATE_MANUAL_CLOCK": createManualClock,
+		"KWQ_FEATURE_MANUAL_CLOCK": FeatureManualClock, "KWQ_CLOCK_MAX_NS": ClockMax,
+		"KWQ_CLOCK_STEP_KEYS": clockStepKeys,
 	}
 
 	seen := map[string]int{}

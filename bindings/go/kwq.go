@@ -293,6 +293,9 @@ func (c *config) createArg(name string) (*iocCreate, error) {
 		a.AgingNs = uint64(c.aging)
 	}
 	a.PayloadMax = c.payloadMax
+	if c.manualClock {
+		a.Flags |= createManualClock
+	}
 	if c.tenants {
 		if c.tenantDepth < 0 || c.tenantDepth > TenantDepthMax {
 			return nil, syscall.EINVAL

@@ -123,6 +123,7 @@ type config struct {
 	tenants           bool
 	tenantDepth       int
 	kernelScope       bool
+	manualClock       bool
 }
 
 func newConfig(opts []Option) config {

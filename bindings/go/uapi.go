@@ -41,6 +41,8 @@ const (
 	createRatelimit   = 1 << 0
 	createPriority    = 1 << 1
 	createTenant      = 1 << 2
+	createManualClock = 1 << 3
+	clockStepKeys     = 1024
 	afterReplace      = 1 << 2
 	afterDebounce     = 1 << 3
 	drainFlushWaiting = 1 << 0
@@ -76,7 +78,13 @@ const (
 	// FeaturePayload: queues made WithPayloadMax, AddPayload, GetPayload,
 	// and the PayloadsReplaced and PayloadBytes counters.
 	FeaturePayload = 1 << 10
+	// FeatureManualClock: queues made WithManualClock, stepped by Step.
+	FeatureManualClock = 1 << 14
 )
+
+// ClockMax is the latest time a manual clock (WithManualClock) reaches,
+// in ns since its queue was made (about 146 years).
+const ClockMax = 1 << 62
 
 // Priorities of a queue made WithPriority: higher first (AddWithPriority).
 const (
@@ -235,6 +243,14 @@ type iocDrain struct {
 	Pad        uint32
 }
 
+type iocClockStep struct {
+	StepNs   int64
+	NowNs    uint64
+	Flags    uint32
+	Pending  uint32
+	Reserved [2]uint64
+}
+
 type rawStats struct {
 	Size               uint32
 	State              uint32
@@ -308,19 +324,21 @@ var (
 	iocShutdownCmd    = ioc(iocNone, 0x20, 0)
 	iocDrainCmd       = ioc(iocWrite, 0x21, sizeofIocDrain)
 	iocStatsCmd       = ioc(iocRead|iocWrite, 0x30, sizeofStats)
+	iocClockStepCmd   = ioc(iocRead|iocWrite, 0x22, sizeofIocClockStep)
 )
 
 const (
-	sizeofIocVersion  = unsafe.Sizeof(iocVersion{})
-	sizeofIocCreate   = unsafe.Sizeof(iocCreate{})
-	sizeofIocOpen     = unsafe.Sizeof(iocOpen{})
-	sizeofIocList     = unsafe.Sizeof(iocList{})
-	sizeofIocKey      = unsafe.Sizeof(iocKey{})
-	sizeofIocGet      = unsafe.Sizeof(iocGet{})
-	sizeofIocAddAfter = unsafe.Sizeof(iocAddAfter{})
-	sizeofIocBatch    = unsafe.Sizeof(iocBatch{})
-	sizeofIocDoneGet  = unsafe.Sizeof(iocDoneGet{})
-	sizeofIocAdd      = unsafe.Sizeof(iocAdd{})
-	sizeofIocDrain    = unsafe.Sizeof(iocDrain{})
-	sizeofStats       = unsafe.Sizeof(rawStats{})
+	sizeofIocVersion   = unsafe.Sizeof(iocVersion{})
+	sizeofIocCreate    = unsafe.Sizeof(iocCreate{})
+	sizeofIocOpen      = unsafe.Sizeof(iocOpen{})
+	sizeofIocList      = unsafe.Sizeof(iocList{})
+	sizeofIocKey       = unsafe.Sizeof(iocKey{})
+	sizeofIocGet       = unsafe.Sizeof(iocGet{})
+	sizeofIocAddAfter  = unsafe.Sizeof(iocAddAfter{})
+	sizeofIocBatch     = unsafe.Sizeof(iocBatch{})
+	sizeofIocDoneGet   = unsafe.Sizeof(iocDoneGet{})
+	sizeofIocAdd       = unsafe.Sizeof(iocAdd{})
+	sizeofIocDrain     = unsafe.Sizeof(iocDrain{})
+	sizeofStats        = unsafe.Sizeof(rawStats{})
+	sizeofIocClockStep = unsafe.Sizeof(iocClockStep{})
 )

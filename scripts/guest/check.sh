@@ -79,6 +79,8 @@ tap_program "add-ex-64bit" ./bin/kwq_add_ex_test
 tap_program "add-ex-32bit" ./bin/kwq_add_ex_test32
 tap_program "priority-64bit" ./bin/kwq_priority_test
 tap_program "priority-32bit" ./bin/kwq_priority_test32
+tap_program "clock-64bit" ./bin/kwq_clock_test
+tap_program "clock-32bit" ./bin/kwq_clock_test32
 # 12 s of fuzzing where the sanitizers watch (debug kernels), 10 s elsewhere.
 fuzz_s=10
 kernel_has lockdep && fuzz_s=12

@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # In the guest, with kwq loaded and lib.sh sourced: the three views of a
 # queue's statistics agree, and a tracepoint records a key; kwqctl's
-# drain keeps to its timeout and top refuses bad option values.
+# drain keeps to its timeout and top refuses bad option values; kwqctl
+# steps a manual clock.
 
 tap_begin "observability-$(uname -r)"
 # ns/k is taken and not done, then added again: dirty while processing,
@@ -230,4 +231,17 @@ else
 fi
 kwqctl destroy obs
 [ ! -e $f ]; tap $? "debugfs file removed with the queue"
+
+# kwqctl's manual clock: a key waits until the clock is stepped to its
+# deadline, and a queue without one refuses the step.
+kwqctl create clk --manual-clock >/dev/null
+kwqctl add-after clk 5 k >/dev/null
+[ "$(kwqctl clock clk 4999999)" = 4999999 ] && [ "$(kwqctl len clk)" = 0 ]
+tap $? "kwqctl clock: 1 ns before the deadline, the key still waits"
+[ "$(kwqctl clock clk 1)" = 5000000 ] && [ "$(kwqctl len clk)" = 1 ]
+tap $? "kwqctl clock: at the deadline the key is queued"
+kwqctl create noclk >/dev/null
+if kwqctl clock noclk 1 2>/dev/null; then st=1; else st=0; fi
+tap $st "kwqctl clock on a queue without a manual clock fails"
+kwqctl destroy clk; kwqctl destroy noclk
 tap_end

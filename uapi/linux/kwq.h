@@ -186,6 +186,8 @@ enum kwq_done_result {
  * KWQ_IOC_DESTROY_IN; per-user limits charged up the user-namespace chain
  */
 #define KWQ_FEATURE_SCOPE_ADMIN	_BITULL(13)
+/* KWQ_CREATE_MANUAL_CLOCK and KWQ_IOC_CLOCK_STEP: queues on a clock a program steps */
+#define KWQ_FEATURE_MANUAL_CLOCK _BITULL(14)
 
 /* Flags of struct kwq_ioc_open and struct kwq_ioc_list. */
 #define KWQ_SCOPE_KERNEL	_BITUL(0)	/* the queues kernel modules made */
@@ -194,6 +196,8 @@ enum kwq_done_result {
 #define KWQ_CREATE_RATELIMIT	_BITUL(0)	/* use .ratelimit, not the default */
 #define KWQ_CREATE_PRIORITY	_BITUL(1)	/* a priority queue, see .aging_ns */
 #define KWQ_CREATE_TENANT	_BITUL(2)	/* a tenant queue, see .tenant_depth */
+/* the queue's time moves only by KWQ_IOC_CLOCK_STEP, see struct kwq_ioc_clock_step */
+#define KWQ_CREATE_MANUAL_CLOCK	_BITUL(3)
 
 /*
  * Tenants of a queue made with KWQ_CREATE_TENANT (Documentation/kwq-tenants.rst).
@@ -263,7 +267,8 @@ struct kwq_ioc_version {
  * @flags: KWQ_CREATE_RATELIMIT, or 0 for client-go's default controller
  *	limiter (exponential 5 ms..1000 s, bucket 10/s burst 100); and
  *	KWQ_CREATE_PRIORITY for a priority queue, KWQ_CREATE_TENANT for a
- *	tenant queue (both may be set).
+ *	tenant queue, KWQ_CREATE_MANUAL_CLOCK for a queue on a manual clock
+ *	(struct kwq_ioc_clock_step); any of them may be set together.
  * @mode: permission bits (0 to 0777) checked by later opens, like SysV IPC.
  * @max_items: most keys the queue tracks at once; 0 means the module's
  *	default (module parameter max_items_per_queue), larger values are
@@ -784,6 +789,59 @@ struct kwq_ioc_drain {
 	__u32 pad;
 };
 
+/* The latest time a manual clock may reach: about 146 years after its start. */
+#define KWQ_CLOCK_MAX_NS	_BITULL(62)
+/* Most waiting keys and processing timeouts one KWQ_IOC_CLOCK_STEP runs. */
+#define KWQ_CLOCK_STEP_KEYS	1024
+
+/**
+ * struct kwq_ioc_clock_step - move a manual clock forward (KWQ_IOC_CLOCK_STEP)
+ * @step_ns: in: how far to move the clock, 0 (read it, and finish the
+ *	work an earlier step left, see @pending) to KWQ_CLOCK_MAX_NS minus
+ *	the clock's time less its start. Negative: -EINVAL (time never goes
+ *	back); past KWQ_CLOCK_MAX_NS: -EOVERFLOW. Either changes nothing.
+ * @now_ns: out: the clock's time after the step, in nanoseconds since it
+ *	started (0 at the queue's creation). Must be 0 on input.
+ * @flags: must be 0.
+ * @pending: out: 1 if keys whose time has come are left for another call
+ *	(a call runs at most KWQ_CLOCK_STEP_KEYS of them), else 0. Must be
+ *	0 on input.
+ * @reserved: must be 0.
+ *
+ * Only on a queue made with KWQ_CREATE_MANUAL_CLOCK: elsewhere -EOPNOTSUPP,
+ * and nothing changes. The caller must own the queue (or have
+ * CAP_SYS_ADMIN in its scope's user namespace, -EPERM otherwise) and have
+ * opened the file for writing (-EBADF otherwise): moving the queue's time
+ * acts for every user of the queue, as shutdown does.
+ *
+ * Such a queue reads no other clock for its own time: it starts at 0 when
+ * the queue is made and moves only by this call. Add-after and debounce
+ * deadlines, add-rate-limited's limiters (the bucket refills with steps,
+ * the exponential backoffs count from the step's time), the processing
+ * timeout, priority aging and the stats' durations (queue latency, work
+ * duration, unfinished work) all follow it; no timer runs for it. A step
+ * moves the clock, then queues every waiting key whose deadline is at or
+ * before the new time, earliest first, and puts back every key processing
+ * past the timeout, as a timer reaching that time would: when the call
+ * returns with @pending 0 those keys are queued and their consumers
+ * woken. A step with more than KWQ_CLOCK_STEP_KEYS keys to run runs at
+ * most that many and returns @pending 1: the clock has moved, and the caller
+ * calls again (with @step_ns 0) until @pending is 0; meanwhile the keys
+ * left wait as though their timer were late.
+ *
+ * The deadlines of get and drain (struct kwq_ioc_get.deadline_ns, struct
+ * kwq_ioc_drain.deadline_ns) stay CLOCK_MONOTONIC: they bound how long a
+ * caller blocks in real time, whatever the queue's clock does. Steps of
+ * several callers are applied one after the other.
+ */
+struct kwq_ioc_clock_step {
+	__s64 step_ns;
+	__u64 now_ns;
+	__u32 flags;
+	__u32 pending;
+	__u64 reserved[2];
+};
+
 /*
  * Histogram buckets of struct kwq_stats: counts of observations up to
  * 10 ns, 100 ns, ... 10 s (client-go's ExponentialBuckets(10e-9, 10, 10)),
@@ -919,6 +977,7 @@ struct kwq_stats {
 #define KWQ_IOC_NUM_REQUEUES	_IOWR(KWQ_IOC_MAGIC, 0x17, struct kwq_ioc_key)
 #define KWQ_IOC_SHUTDOWN	_IO(KWQ_IOC_MAGIC, 0x20)
 #define KWQ_IOC_DRAIN		_IOW(KWQ_IOC_MAGIC, 0x21, struct kwq_ioc_drain)
+#define KWQ_IOC_CLOCK_STEP	_IOWR(KWQ_IOC_MAGIC, 0x22, struct kwq_ioc_clock_step)
 #define KWQ_IOC_STATS		_IOWR(KWQ_IOC_MAGIC, 0x30, struct kwq_stats)
 /* KWQ_IOC_STATS for a struct kwq_stats of @n bytes (8 to 4096). */
 #define KWQ_IOC_STATS_SIZE(n)	_IOC(_IOC_READ | _IOC_WRITE, KWQ_IOC_MAGIC, 0x30, (n))

@@ -33,7 +33,7 @@ static const char usage_text[] =
 "  version                      ABI version and limits of the loaded module\n"
 "  create NAME [--mode M] [--max-items N] [--policy P] [--processing-timeout MS]\n"
 "              [--priorities [--aging MS]] [--payload-max BYTES]\n"
-"              [--tenant-depth N]\n"
+"              [--tenant-depth N] [--manual-clock]\n"
 "                               make a named queue (mode default 0600,\n"
 "                               policy for adds of waiting keys: promote;\n"
 "                               keys not done within MS go back to the queue;\n"
@@ -42,7 +42,8 @@ static const char usage_text[] =
 "                               default 1000; keys carry payloads of up to\n"
 "                               BYTES; --tenant-depth: gets take turns across\n"
 "                               tenants, a key's bytes before its N-th '/',\n"
-"                               N 1 or 2)\n"
+"                               N 1 or 2; --manual-clock: the queue's time\n"
+"                               moves only by kwqctl clock)\n"
 "  destroy NAME                 remove a queue (owner only)\n"
 "  add NAME KEY... [--policy P] [--priority N] [--payload DATA]\n"
 "                               add keys (one system call per 1024), print\n"
@@ -57,6 +58,10 @@ static const char usage_text[] =
 "                               (--debounce: once a key has had no debounced\n"
 "                               add for MS ms, at most MAX_MS ms after the\n"
 "                               first)\n"
+"  clock NAME [NS]              step the manual clock of a queue made with\n"
+"                               --manual-clock by NS nanoseconds (default 0)\n"
+"                               and print its time since creation, in ns\n"
+"                               (owner only)\n"
 "  cancel NAME KEY...           remove the keys' waiting entries\n"
 "  retry NAME KEY...            add-rate-limited: add after the key's backoff\n"
 "  forget NAME KEY...           clear the keys' failure counts\n"
@@ -152,6 +157,7 @@ struct opts {
 	long payload_max;
 	const char *payload;
 	long tenant_depth;	/* create: KWQ_CREATE_TENANT's depth, 0 for none */
+	int manual_clock;	/* create: KWQ_CREATE_MANUAL_CLOCK */
 };
 
 /* Set by a --json before the command. */
@@ -193,6 +199,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "payload-max", required_argument, NULL, 'P' },
 		{ "payload", required_argument, NULL, 'L' },
 		{ "tenant-depth", required_argument, NULL, 'N' },
+		{ "manual-clock", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -217,8 +224,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->payload_max = 0;
 	o->payload = NULL;
 	o->tenant_depth = 0;
+	o->manual_clock = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:P:L:N:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:dp:rD:fH:T:jQA:R:P:L:N:Ch", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
 			if (parse_long(optarg, &o->tenant_depth) || o->tenant_depth < 1 ||
@@ -227,6 +235,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'Q':
 			o->priorities = 1;
+			break;
+		case 'C':
+			o->manual_clock = 1;
 			break;
 		case 'A':
 			if (parse_long(optarg, &o->aging_ms) || o->aging_ms < 1 ||
@@ -691,6 +702,7 @@ static const struct {
 	{ "add", O_WRONLY },
 	{ "add-after", O_WRONLY },
 	{ "cancel", O_WRONLY },
+	{ "clock", O_WRONLY },
 	{ "get", O_RDONLY },
 	{ "done", O_RDONLY },
 	{ "len", O_RDONLY },
@@ -752,6 +764,23 @@ static int run_on_queue(const char *cmd, const char *name, int argc, char **argv
 				ret = fail("cancel on", name, r);
 			else
 				printf("%s: %s\n", argv[i], r ? "cancelled" : "was not waiting");
+		}
+	} else if (!strcmp(cmd, "clock")) {
+		long long step = 0;
+		uint64_t now = 0;
+		char *end = NULL;
+
+		if (argc == 1) {
+			errno = 0;
+			step = strtoll(argv[0], &end, 0);
+		}
+		if (argc > 1 || (argc == 1 && (errno || !*argv[0] || *end || step < 0))) {
+			ret = usage();
+		} else {
+			ret = kwq_clock_step(fd, step, &now);
+			if (!ret)
+				printf("%llu\n", (unsigned long long)now);
+			ret = ret ? fail("clock step of", name, ret) : 0;
 		}
 	} else if (!strcmp(cmd, "get")) {
 		ret = cmd_get(fd, name, o);
@@ -877,6 +906,8 @@ int main(int argc, char **argv)
 			c.flags |= KWQ_CREATE_TENANT;
 			c.tenant_depth = (uint8_t)o.tenant_depth;
 		}
+		if (o.manual_clock)
+			c.flags |= KWQ_CREATE_MANUAL_CLOCK;
 		fd = kwq_create_ex(&c);
 		if (fd < 0)
 			return fail("create", name, fd);

@@ -112,6 +112,22 @@ int kwq_create_tenant(const char *name, unsigned int mode, unsigned int max_item
 	return kwq_create_ex(&c);
 }
 
+int kwq_clock_step(int fd, int64_t step_ns, uint64_t *now_ns)
+{
+	struct kwq_ioc_clock_step c;
+	int ret;
+
+	do {
+		memset(&c, 0, sizeof(c));
+		c.step_ns = step_ns;
+		ret = kwq_ioctl(fd, KWQ_IOC_CLOCK_STEP, &c);
+		step_ns = 0;
+	} while (!ret && c.pending);
+	if (!ret && now_ns)
+		*now_ns = c.now_ns;
+	return ret;
+}
+
 static int kwq_open_flags(const char *name, int oflags, unsigned int flags)
 {
 	struct kwq_ioc_open o;

@@ -33,6 +33,12 @@ int kwq_create_priority(const char *name, unsigned int mode, unsigned int max_it
  * @tenant_depth-th '/' (1 or 2; 0 means 1). Older modules give -EINVAL. */
 int kwq_create_tenant(const char *name, unsigned int mode, unsigned int max_items,
 		      unsigned int tenant_depth);
+/* Move the manual clock of a queue made with KWQ_CREATE_MANUAL_CLOCK
+ * (KWQ_FEATURE_MANUAL_CLOCK) forward by @step_ns (0 to read it) and run
+ * every deadline it reaches, calling KWQ_IOC_CLOCK_STEP until nothing due
+ * is left; *@now_ns (if not NULL) gets the clock's time since the queue
+ * was made. Owner, on a fd open for writing. */
+int kwq_clock_step(int fd, int64_t step_ns, uint64_t *now_ns);
 /* Open an existing queue. @oflags: O_RDONLY (consume), O_WRONLY
  * (produce) or O_RDWR, optionally O_NONBLOCK. Returns a fd. */
 int kwq_open(const char *name, int oflags);

@@ -76,6 +76,10 @@ int main(void)
 	F(kwq_ioc_list, flags); F(kwq_ioc_list, pad); F(kwq_ioc_list, reserved);
 	S(kwq_ioc_drain);
 	F(kwq_ioc_drain, deadline_ns); F(kwq_ioc_drain, flags); F(kwq_ioc_drain, pad);
+	S(kwq_ioc_clock_step);
+	F(kwq_ioc_clock_step, step_ns); F(kwq_ioc_clock_step, now_ns);
+	F(kwq_ioc_clock_step, flags); F(kwq_ioc_clock_step, pending);
+	F(kwq_ioc_clock_step, reserved);
 	S(kwq_stats);
 	F(kwq_stats, size); F(kwq_stats, state); F(kwq_stats, queued);
 	F(kwq_stats, processing); F(kwq_stats, dirty_processing); F(kwq_stats, waiting);
@@ -98,7 +102,7 @@ int main(void)
 	I(KWQ_IOC_ADD_AFTER); I(KWQ_IOC_CANCEL); I(KWQ_IOC_ADD_BATCH);
 	I(KWQ_IOC_GET_BATCH); I(KWQ_IOC_DONE_BATCH); I(KWQ_IOC_DONE_GET); I(KWQ_IOC_ADD_EX);
 	I(KWQ_IOC_ADD_RATE_LIMITED); I(KWQ_IOC_FORGET); I(KWQ_IOC_NUM_REQUEUES);
-	I(KWQ_IOC_SHUTDOWN); I(KWQ_IOC_DRAIN); I(KWQ_IOC_STATS);
+	I(KWQ_IOC_SHUTDOWN); I(KWQ_IOC_DRAIN); I(KWQ_IOC_STATS); I(KWQ_IOC_CLOCK_STEP);
 
 	C(KWQ_ABI_VERSION); C(KWQ_KEY_MAX); C(KWQ_NAME_MAX); C(KWQ_BATCH_MAX);
 	C(KWQ_DELAY_MAX_NS); C(KWQ_DEADLINE_NOWAIT); C(KWQ_DEADLINE_FOREVER);
@@ -120,5 +124,7 @@ int main(void)
 	C(KWQ_FEATURE_TICKET); C(KWQ_FEATURE_SCOPE); C(KWQ_FEATURE_DEBOUNCE);
 	C(KWQ_FEATURE_PRIORITY); C(KWQ_FEATURE_TENANT);
 	C(KWQ_FEATURE_PAYLOAD);
+	C(KWQ_CREATE_MANUAL_CLOCK); C(KWQ_FEATURE_MANUAL_CLOCK); C(KWQ_CLOCK_MAX_NS);
+	C(KWQ_CLOCK_STEP_KEYS);
 	return 0;
 }

@@ -24,8 +24,29 @@
 //     used. A custom delaying queue (TypedDelayingQueueConfig.Queue,
 //     TypedRateLimitingQueueConfig.DelayingQueue) must be one of the
 //     shim's.
-//   - Clock and MetricsProvider are ignored: kwq's deadlines follow the
-//     kernel's CLOCK_MONOTONIC, and its counters are kwq's (Stats).
+//   - Clock: a queue made with a clock other than client-go's real one
+//     (clock.RealClock), such as the fake clock of client-go's tests
+//     (k8s.io/utils/clock/testing), is a kwq queue on a manual clock
+//     (kwq.WithManualClock) that follows it: before each of its calls
+//     (Add, AddAfter, Len, Get, Done) the shim steps the kernel's clock
+//     to the fake clock's time since the queue was made, and each AddAfter
+//     also waits on the fake clock (its After) for its deadline and then
+//     steps, so that a Get blocked in the kernel wakes when the test steps
+//     the fake clock past the deadline, as client-go's waiting loop does.
+//     A fake clock set back in time is not followed (kwq's time never
+//     goes back). Otherwise kwq's deadlines follow the kernel's
+//     CLOCK_MONOTONIC.
+//   - MetricsProvider: client-go's own metrics code (metrics.go, not
+//     replaced) is called where client-go's queue calls it: add when an
+//     Add queues an item or marks one being processed (not for a
+//     duplicate), get for each item handed out, done for each Done, and
+//     the unfinished-work gauges on a ticker of the queue's clock; it
+//     reads the queue's clock itself. kwq's own counters are in Stats.
+//   - A delaying queue built by hand from the fields of client-go's
+//     delayingType (as rate_limiting_queue_test.go does) hands each
+//     AddAfter to its waitingForAddCh, as client-go's does; no waiting
+//     loop reads that channel: the item also goes to the kwq queue of its
+//     TypedInterface (if it is one of the shim's) with a delay.
 //   - Rate limiting is client-go's: AddRateLimited is AddAfter with the
 //     TypedRateLimiter's When, as in client-go's rate_limiting_queue.go.
 //
@@ -152,18 +173,58 @@ type Typed[t comparable] struct {
 	keep       map[string]bool // added with a delay: kept
 	processing map[string]bool
 	next       uint64
+
+	// A queue made with a fake clock follows it (see the package
+	// comment): fake is that clock, base its time when the queue was
+	// made, stepped how far the kernel's clock was moved (under
+	// clockMu).
+	fake    clock.WithTicker
+	base    time.Time
+	clockMu sync.Mutex
+	stepped time.Duration
+
+	// client-go's metrics of the queue (noMetrics without a provider).
+	metrics queueMetrics[t]
 }
 
 var queues atomic.Uint64
 
-func newTyped[T comparable](touch Queue[T]) *Typed[T] {
+func newTyped[T comparable](touch Queue[T], clk clock.WithTicker) *Typed[T] {
 	name := fmt.Sprintf("cgo-%d-%d", os.Getpid(), queues.Add(1))
-	q, err := kwq.Create(name, kwq.WithPolicy(kwq.PolicyKeep))
+	opts := []kwq.Option{kwq.WithPolicy(kwq.PolicyKeep)}
+	if _, isReal := clk.(clock.RealClock); clk == nil || isReal {
+		clk = nil
+	} else {
+		opts = append(opts, kwq.WithManualClock())
+	}
+	q, err := kwq.Create(name, opts...)
 	if err != nil {
 		panic("kwq shim: " + err.Error())
 	}
-	return &Typed[T]{q: q, touch: touch, keys: map[T]string{}, items: map[string]T{},
-		keep: map[string]bool{}, processing: map[string]bool{}}
+	t := &Typed[T]{q: q, touch: touch, keys: map[T]string{}, items: map[string]T{},
+		keep: map[string]bool{}, processing: map[string]bool{}, fake: clk,
+		metrics: noMetrics[T]{}}
+	if clk != nil {
+		t.base = clk.Now()
+	}
+	return t
+}
+
+// follow steps a manual-clock queue's kernel clock to its fake clock's
+// time since the queue was made. A step that fails (a destroyed queue)
+// is dropped, as client-go's methods drop errors, and tried again next
+// time.
+func (q *Typed[T]) follow() {
+	if q.fake == nil {
+		return
+	}
+	q.clockMu.Lock()
+	defer q.clockMu.Unlock()
+	if d := q.fake.Now().Sub(q.base); d > q.stepped {
+		if q.q.Step(d-q.stepped) == nil {
+			q.stepped = d
+		}
+	}
 }
 
 // New constructs a new work queue.
@@ -183,7 +244,50 @@ func NewWithConfig(config QueueConfig) *Type {
 
 // NewTypedWithConfig constructs a new work queue.
 func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
-	return newTyped[T](config.Queue)
+	return newQueueWithConfig(config, defaultUnfinishedWorkUpdatePeriod)
+}
+
+const defaultUnfinishedWorkUpdatePeriod = 500 * time.Millisecond
+
+// newQueueWithConfig and newQueue are client-go's internal constructors,
+// which its tests call.
+func newQueueWithConfig[T comparable](config TypedQueueConfig[T], updatePeriod time.Duration) *Typed[T] {
+	metricsProvider := globalMetricsProvider
+	if config.MetricsProvider != nil {
+		metricsProvider = config.MetricsProvider
+	}
+	if config.Clock == nil {
+		config.Clock = clock.RealClock{}
+	}
+	return newQueue(config.Clock, config.Queue,
+		newQueueMetrics[T](metricsProvider, config.Name, config.Clock), updatePeriod)
+}
+
+func newQueue[T comparable](c clock.WithTicker, queue Queue[T], metrics queueMetrics[T], updatePeriod time.Duration) *Typed[T] {
+	t := newTyped[T](queue, c)
+	t.metrics = metrics
+	if _, ok := metrics.(noMetrics[T]); !ok {
+		go t.updateUnfinishedWorkLoop(c, updatePeriod)
+	}
+	return t
+}
+
+// updateUnfinishedWorkLoop is client-go's: the gauges of work in progress
+// on each tick of the queue's clock, until the queue shuts down.
+func (q *Typed[T]) updateUnfinishedWorkLoop(c clock.WithTicker, period time.Duration) {
+	t := c.NewTicker(period)
+	defer t.Stop()
+	for range t.C() {
+		q.mu.Lock()
+		down := q.q.ShuttingDown()
+		if !down {
+			q.metrics.updateUnfinishedWork()
+		}
+		q.mu.Unlock()
+		if down {
+			return
+		}
+	}
 }
 
 // NewNamed creates a new named queue.
@@ -214,6 +318,7 @@ func (q *Typed[T]) forget(k string) {
 
 // Add marks item as needing processing.
 func (q *Typed[T]) Add(item T) {
+	q.follow()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k, fresh := q.keyOf(item)
@@ -224,16 +329,24 @@ func (q *Typed[T]) Add(item T) {
 		if fresh {
 			q.forget(k)
 		}
-	case r == kwq.Duplicate && !q.processing[k] && q.touch != nil:
-		q.touch.Touch(item)
+	case r == kwq.Duplicate:
+		if !q.processing[k] && q.touch != nil {
+			q.touch.Touch(item)
+		}
+	default:
+		q.metrics.add(item)
 	}
 }
 
 // Len returns the number of items ready for Get.
-func (q *Typed[T]) Len() int { return q.q.Len() }
+func (q *Typed[T]) Len() int {
+	q.follow()
+	return q.q.Len()
+}
 
 // Get blocks until it can return an item to be processed.
 func (q *Typed[T]) Get() (item T, shutdown bool) {
+	q.follow()
 	k, quit := q.q.Get()
 	if quit {
 		return item, true
@@ -241,11 +354,14 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.processing[k] = true
-	return q.items[k], false
+	item = q.items[k]
+	q.metrics.get(item)
+	return item, false
 }
 
 // Done marks item as done processing.
 func (q *Typed[T]) Done(item T) {
+	q.follow()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k, ok := q.keys[item]
@@ -256,6 +372,7 @@ func (q *Typed[T]) Done(item T) {
 	if err != nil {
 		return
 	}
+	q.metrics.done(item)
 	delete(q.processing, k)
 	if r == kwq.Finished {
 		q.forget(k)
@@ -274,22 +391,76 @@ func (q *Typed[T]) ShuttingDown() bool { return q.q.ShuttingDown() }
 
 // addAfter adds item once d has passed (kwq's AddAfter).
 func (q *Typed[T]) addAfter(item T, d time.Duration) {
+	q.follow()
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	k, _ := q.keyOf(item)
 	if d > 0 {
 		q.keep[k] = true
 	}
 	q.q.AddAfter(k, d)
+	q.mu.Unlock()
+	if q.fake != nil && d > 0 {
+		// Step the kernel's clock once the fake clock reaches the
+		// deadline, for a Get blocked in the kernel meanwhile.
+		go func(c <-chan time.Time) {
+			<-c
+			q.follow()
+		}(q.fake.After(d))
+	}
 }
 
+// delayingType has the fields of client-go's, so that client-go's tests
+// may build one by hand; a shim-made one has typed set and the others
+// empty.
 type delayingType[T comparable] struct {
-	*Typed[T]
+	TypedInterface[T]
+
+	typed *Typed[T]
+
+	// The fields of client-go's delayingType: set only in a queue
+	// built by hand (see the package comment).
+	clock           clock.Clock
+	stopCh          chan struct{}
+	heartbeat       clock.Ticker
+	waitingForAddCh chan *waitFor[T]
+	metrics         retryMetrics
 }
+
+// waitFor is client-go's: an item and when it is to be added.
+type waitFor[T any] struct {
+	data    T
+	readyAt time.Time
+	index   int
+}
+
+// maxWait is client-go's heartbeat period (unused by the shim's queues).
+const maxWait = 10 * time.Second
 
 // AddAfter adds item once duration has passed.
-func (q delayingType[T]) AddAfter(item T, duration time.Duration) {
-	q.Typed.addAfter(item, duration)
+func (q *delayingType[T]) AddAfter(item T, duration time.Duration) {
+	if q.ShuttingDown() {
+		return
+	}
+	if q.metrics != nil {
+		q.metrics.retry()
+	}
+	if q.typed != nil {
+		q.typed.addAfter(item, duration)
+		return
+	}
+	// Built by hand: client-go's AddAfter, and the item to kwq.
+	if t, ok := q.TypedInterface.(*Typed[T]); ok {
+		t.addAfter(item, duration)
+	} else if duration <= 0 {
+		q.Add(item)
+	}
+	if duration <= 0 || q.waitingForAddCh == nil {
+		return
+	}
+	select {
+	case <-q.stopCh:
+	case q.waitingForAddCh <- &waitFor[T]{data: item, readyAt: q.clock.Now().Add(duration)}:
+	}
 }
 
 func NewDelayingQueue() DelayingInterface {
@@ -309,11 +480,14 @@ func TypedNewDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 }
 
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
+	retries := newRetryMetrics(config.Name, config.MetricsProvider)
 	if config.Queue == nil {
-		return delayingType[T]{newTyped[T](nil)}
+		t := NewTypedWithConfig(TypedQueueConfig[T]{Name: config.Name,
+			MetricsProvider: config.MetricsProvider, Clock: config.Clock})
+		return &delayingType[T]{TypedInterface: t, typed: t, metrics: retries}
 	}
 	if t, ok := config.Queue.(*Typed[T]); ok {
-		return delayingType[T]{t}
+		return &delayingType[T]{TypedInterface: t, typed: t, metrics: retries}
 	}
 	panic("kwq shim: a delaying queue's Queue must be one of the shim's")
 }
@@ -361,7 +535,8 @@ func NewRateLimitingQueueWithConfig(rateLimiter RateLimiter, config RateLimiting
 
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
 	if config.DelayingQueue == nil {
-		config.DelayingQueue = NewTypedDelayingQueueWithConfig(TypedDelayingQueueConfig[T]{})
+		config.DelayingQueue = NewTypedDelayingQueueWithConfig(TypedDelayingQueueConfig[T]{
+			Name: config.Name, MetricsProvider: config.MetricsProvider, Clock: config.Clock})
 	}
 	return &rateLimitingType[T]{TypedDelayingInterface: config.DelayingQueue, rateLimiter: rateLimiter}
 }
