@@ -82,16 +82,16 @@ else
 fi
 
 if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]]; then
-	reps=${KWQ_BENCH_REPS:-1} n_delay=2000
+	reps=${KWQ_BENCH_REPS:-1} n_delay=2000 n_scale=100000
 	cat >"$files/bench.conf" <<EOF
 REPS=$reps SCALE_REPS=1 N_FLOOR=20000 N_CYCLE=4000 N_BATCH=8000 N_KERNEL=20000
-N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=100000 DEDUP_HOT=1000 DEDUP_ADDS=10000 PERF=$perf_ok
+N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=$n_scale DEDUP_HOT=1000 DEDUP_ADDS=10000 PERF=$perf_ok
 EOF
 else
-	reps=${KWQ_BENCH_REPS:-5} n_delay=10000
+	reps=${KWQ_BENCH_REPS:-5} n_delay=10000 n_scale=1000000
 	cat >"$files/bench.conf" <<EOF
 REPS=$reps SCALE_REPS=3 N_FLOOR=100000 N_CYCLE=20000 N_BATCH=40000 N_KERNEL=100000
-N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=1000000 DEDUP_HOT=1000 DEDUP_ADDS=50000 PERF=$perf_ok
+N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=$n_scale DEDUP_HOT=1000 DEDUP_ADDS=50000 PERF=$perf_ok
 EOF
 fi
 
@@ -261,14 +261,14 @@ cg.kwq.cycle.1p1c|[cg] kwq 1P+1C goroutines|cg.cycle.1p1c|1|client-go (same loop
 cg.cycle.1p1c|[cg] client-go 1P+1C goroutines|-|1|-
 cg.kwq.dedup.adds|[cg] kwq 1000 hot keys 2P+2C adds|cg.dedup.adds|1|client-go (same loop)
 cg.dedup.adds|[cg] client-go 1000 hot keys 2P+2C adds|-|1|-
-cg.kwq.delay.light.p50|[cg] kwq add-after lateness p50 (1000 keys)|cg.delay.light.p50|1|client-go (same loop)
-cg.kwq.delay.light.p99|[cg] kwq add-after lateness p99 (1000 keys)|cg.delay.light.p99|1|client-go (same loop)
-cg.delay.light.p50|[cg] client-go add-after lateness p50 (1000 keys)|-|1|-
-cg.delay.light.p99|[cg] client-go add-after lateness p99 (1000 keys)|-|1|-
-cg.kwq.delay.p50|[cg] kwq add-after lateness p50 (10000 keys)|cg.delay.p50|1|client-go (same loop)
-cg.kwq.delay.p99|[cg] kwq add-after lateness p99 (10000 keys)|cg.delay.p99|1|client-go (same loop)
-cg.delay.p50|[cg] client-go add-after lateness p50 (10000 keys)|-|1|-
-cg.delay.p99|[cg] client-go add-after lateness p99 (10000 keys)|-|1|-
+cg.kwq.delay.light.p50|[cg] kwq add-after lateness p50 (1/10 keys)|cg.delay.light.p50|1|client-go (same loop)
+cg.kwq.delay.light.p99|[cg] kwq add-after lateness p99 (1/10 keys)|cg.delay.light.p99|1|client-go (same loop)
+cg.delay.light.p50|[cg] client-go add-after lateness p50 (1/10 keys)|-|1|-
+cg.delay.light.p99|[cg] client-go add-after lateness p99 (1/10 keys)|-|1|-
+cg.kwq.delay.p50|[cg] kwq add-after lateness p50|cg.delay.p50|1|client-go (same loop)
+cg.kwq.delay.p99|[cg] kwq add-after lateness p99|cg.delay.p99|1|client-go (same loop)
+cg.delay.p50|[cg] client-go add-after lateness p50|-|1|-
+cg.delay.p99|[cg] client-go add-after lateness p99|-|1|-
 cg.kwq.scale.add@1000000|[cg] kwq add 1M queued|cg.scale.add@1000000|1|client-go (same loop)
 cg.scale.add@1000000|[cg] client-go add 1M queued|-|1|-
 cg.kwq.scale.add_after@1000000|[cg] kwq add-after 1M waiting|cg.scale.add_after@1000000|1|client-go (same loop)
@@ -354,7 +354,7 @@ issue19_targets() {
 	}' "$1"
 }
 
-# clientgo_column RESULTS CSV: client-go's queue against kwq's, each
+# clientgo_column RAW CSV: client-go's queue against kwq's, each
 # figure's medians and kwq's ratio to client-go, from kwq-cgo-bench (both
 # measured by the same Go loop, in this boot); or why the column is missing.
 clientgo_column() {
@@ -363,24 +363,28 @@ clientgo_column() {
 		return
 	fi
 	echo "client-go's queue against kwq's: the same Go loop on each, this boot ($(awk '$1 == "KWQB-INFO" && $2 == "client-go" { $1 = $2 = ""; sub(/^ +/, ""); print }' "$out/guest.out"))"
-	awk -F, '
-	NR > 1 { med[$1] = $6; unit[$1] = $3 }
+	awk -F, -v nd="$n_delay" -v ns="$n_scale" '
+	NR > 1 && $1 ~ /^cg\./ { k = $1; c[k]++; v[k, c[k]] = $3 + 0; unit[k] = $4 }
 	function row(label, k, better,   c, w) {
 		c = med["cg." k]; w = med["cg.kwq." k]
 		if (c == "" || w == "") { printf "%-46s %12s %12s %8s\n", label, c == "" ? "missing" : c, w == "" ? "missing" : w, "-"; return }
 		printf "%-46s %12.6g %12.6g %7.3fx  (%s is better)\n", label " (" unit["cg." k] ")", c, w, (c > 0 ? w / c : 0), better
 	}
 	END {
+		for (k in c) {
+			for (i = 2; i <= c[k]; i++) for (j = i; j > 1 && v[k, j-1] > v[k, j]; j--) { t = v[k, j]; v[k, j] = v[k, j-1]; v[k, j-1] = t }
+			med[k] = c[k] % 2 ? v[k, (c[k] + 1) / 2] : (v[k, c[k] / 2] + v[k, c[k] / 2 + 1]) / 2
+		}
 		printf "%-46s %12s %12s %8s\n", "figure", "client-go", "kwq", "kwq/client-go"
 		row("Add+Get+Done 1 goroutine", "cycle.1t", "lower")
 		row("Add+Get+Done 1P+1C goroutines", "cycle.1p1c", "lower")
 		row("1000 hot keys 2P+2C adds", "dedup.adds", "higher")
-		row("add-after lateness p50 1000 keys", "delay.light.p50", "lower")
-		row("add-after lateness p99 1000 keys", "delay.light.p99", "lower")
-		row("add-after lateness p50 10000 keys", "delay.p50", "lower")
-		row("add-after lateness p99 10000 keys", "delay.p99", "lower")
-		row("add with 1M keys queued", "scale.add@1000000", "lower")
-		row("add-after with 1M keys waiting", "scale.add_after@1000000", "lower")
+		row("add-after lateness p50 " nd / 10 " keys", "delay.light.p50", "lower")
+		row("add-after lateness p99 " nd / 10 " keys", "delay.light.p99", "lower")
+		row("add-after lateness p50 " nd " keys", "delay.p50", "lower")
+		row("add-after lateness p99 " nd " keys", "delay.p99", "lower")
+		row("add with " ns " keys queued", "scale.add@" ns, "lower")
+		row("add-after with " ns " keys waiting", "scale.add_after@" ns, "lower")
 		row("bytes per queued key", "mem.queued", "lower")
 		row("bytes per waiting key", "mem.waiting", "lower")
 	}' "$1"
@@ -408,7 +412,7 @@ clientgo_column() {
 	echo
 	issue19_targets "$out/results.csv"
 	echo
-	clientgo_column "$out/results.csv"
+	clientgo_column "$out/raw.csv"
 } >"$out/table.txt"
 
 # ---- plots -----------------------------------------------------------------
