@@ -28,6 +28,23 @@ step() {
 	echo "KWQB-TIME $name $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
 }
 
+# cgo NAME ARGS...: kwq-cgo-bench's figure NAME (KWQB cg.* and cg.kwq.*)
+# on client-go's queue and on kwq's, one after the other, client-go first
+# in odd rounds and kwq first in even ones.
+CG=./bin/kwq-cgo-bench
+cgo() {
+	cg_name=$1
+	shift
+	[ -x "$CG" ] || return 0
+	if [ $((r % 2)) = 1 ]; then
+		step "cg.$cg_name" "$CG" client-go "$@"
+		step "cg.kwq.$cg_name" "$CG" kwq "$@"
+	else
+		step "cg.kwq.$cg_name" "$CG" kwq "$@"
+		step "cg.$cg_name" "$CG" client-go "$@"
+	fi
+}
+
 # paired KEY NAME COMMAND...: step NAME right after a floor of its own
 # (KWQB pair.KEY.ioctl), for the targets judged in floor units: the ratio
 # of KEY to the floor just before it moves less with the host's load than
@@ -44,6 +61,11 @@ echo "KWQB-INFO cpus $(grep -c '^processor' /proc/cpuinfo)"
 echo "KWQB-INFO cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 echo "KWQB-INFO mem_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 echo "KWQB-INFO reps $REPS scale_reps $SCALE_REPS"
+if [ -x "$CG" ]; then
+	echo "KWQB-INFO client-go $(tr '\n' ' ' <./bin/kwq-cgo-versions)"
+else
+	echo "KWQB-INFO client-go-missing $(cat ./client-go-missing 2>/dev/null || echo "no $CG")"
+fi
 
 insmod ./kwq.ko max_items_per_queue=2000000 || exit 1
 insmod ./kwq_bench.ko || exit 1
@@ -96,6 +118,12 @@ while [ $r -le "$REPS" ]; do
 	# vCPU runs beside both, where a work queue usually lives.
 	step delay.loaded loaded $B delay $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.loaded
 	step delay-base.loaded loaded $B delay-base $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.loaded
+	# client-go's queue beside kwq's, one Go program (kwq-cgo-bench).
+	cgo cycle.1t cycle1 "$N_CYCLE"
+	cgo cycle.1p1c cycle 1 1 "$N_CYCLE"
+	cgo dedup dedup "$DEDUP_HOT" 2 2 "$DEDUP_ADDS"
+	cgo delay delay "$N_DELAY" "$DELAY_MAX_MS" $r delay
+	cgo delay.light delay $((N_DELAY / 10)) "$DELAY_MAX_MS" $r delay.light
 	r=$((r + 1))
 done
 
@@ -159,6 +187,8 @@ while [ $r -le "$SCALE_REPS" ]; do
 	echo "KWQB-ROUND scale-$r"
 	step scale-wait $B scale-wait "$N_SCALE" $r
 	step scale-queue $B scale-queue "$N_SCALE"
+	cgo scale-wait scale-wait "$N_SCALE" $r
+	cgo scale-queue scale-queue "$N_SCALE"
 	r=$((r + 1))
 done
 

@@ -12,7 +12,10 @@
 #                 second boot, which counts instructions)
 # Environment: KWQ_BENCH_QUICK=1 (small sizes, 1 repetition: a smoke
 # test), KWQ_BENCH_REPS (rounds of the quick measurements, default 5; the
-# scale runs are repeated 3 times), KWQ_BENCH_PERF=0 to skip profiling.
+# scale runs are repeated 3 times), KWQ_BENCH_PERF=0 to skip profiling,
+# KWQ_BENCH_CLIENT_GO=0 to leave out client-go's column (by default it is
+# measured with sid's client-go; KWQ_BENCH_CLIENT_GO_SUITE names another
+# suite that scripts/client-go.sh built; without it make bench fails).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,6 +51,26 @@ cp "$scratch/bench/kwq_bench.ko" "$guest/kwq.ko" "$files/"
 make -s -C "$top/bench" O="$out/obj" >&2
 cp "$out/obj/kwq_bench" "$files/bin/"
 cp "$guest/bin/kwq-gobench" "$files/bin/" # the Go package (scripts/go.sh, via build.sh)
+# client-go's column: kwq-cgo-bench, built against client-go's source
+# by scripts/client-go.sh (via build.sh). Without it every other figure
+# is still measured, the table says why the column is missing, and make
+# bench fails at the end, unless KWQ_BENCH_CLIENT_GO=0 left it out.
+cg_suite=${KWQ_BENCH_CLIENT_GO_SUITE:-sid} cg_missing=""
+if [[ ${KWQ_BENCH_CLIENT_GO:-1} == 0 ]]; then
+	cg_missing="left out by KWQ_BENCH_CLIENT_GO=0"
+elif [[ -x $guest/bin/kwq-cgo-bench-$cg_suite ]]; then
+	cp "$guest/bin/kwq-cgo-bench-$cg_suite" "$files/bin/kwq-cgo-bench"
+	cp "$guest/bin/kwq-cgo-versions-$cg_suite" "$files/bin/kwq-cgo-versions"
+elif [[ -f $guest/bin/kwq-cgo-build-failed ]]; then
+	tail -n 20 "$guest/bin/kwq-cgo-build-failed" >&2
+	cg_missing="scripts/client-go.sh build failed (log: $guest/bin/kwq-cgo-build-failed)"
+else
+	cg_missing="no $guest/bin/kwq-cgo-bench-$cg_suite (KWQ_CLIENT_GO=0 or KWQ_CLIENT_GO_SUITES without $cg_suite?)"
+fi
+if [[ -n $cg_missing ]]; then
+	say "client-go column missing: $cg_missing"
+	echo "$cg_missing" >"$files/client-go-missing"
+fi
 cp "$top/bench/guest-bench.sh" "$top/bench/guest-icount.sh" "$top/bench/guest-lib.sh" "$files/"
 
 # perf from the host (linux-perf, same 6.1 series), for guest profiles. Optional.
@@ -59,16 +82,16 @@ else
 fi
 
 if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]]; then
-	reps=${KWQ_BENCH_REPS:-1} n_delay=2000
+	reps=${KWQ_BENCH_REPS:-1} n_delay=2000 n_scale=100000
 	cat >"$files/bench.conf" <<EOF
 REPS=$reps SCALE_REPS=1 N_FLOOR=20000 N_CYCLE=4000 N_BATCH=8000 N_KERNEL=20000
-N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=100000 DEDUP_HOT=1000 DEDUP_ADDS=10000 PERF=$perf_ok
+N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=$n_scale DEDUP_HOT=1000 DEDUP_ADDS=10000 PERF=$perf_ok
 EOF
 else
-	reps=${KWQ_BENCH_REPS:-5} n_delay=10000
+	reps=${KWQ_BENCH_REPS:-5} n_delay=10000 n_scale=1000000
 	cat >"$files/bench.conf" <<EOF
 REPS=$reps SCALE_REPS=3 N_FLOOR=100000 N_CYCLE=20000 N_BATCH=40000 N_KERNEL=100000
-N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=1000000 DEDUP_HOT=1000 DEDUP_ADDS=50000 PERF=$perf_ok
+N_DELAY=$n_delay DELAY_MAX_MS=100 N_SCALE=$n_scale DEDUP_HOT=1000 DEDUP_ADDS=50000 PERF=$perf_ok
 EOF
 fi
 
@@ -232,6 +255,28 @@ ic.mq.1t|[insns] mq_send+mq_receive|ic.cycle.1t|1|kwq 1 thread
 ic.go.cycle.1t|[insns] Go Add+Get+Done|ic.cycle.1t|1|C add+get+done
 ic.go.cycle.1t.dg|[insns] Go Add+DoneGet|ic.cycle.1t.dg|1|C add+done_get
 ic.go.batch.1t.64|[insns] Go batches of 64 per key|ic.batch.1t.64|1|C batches of 64
+cg.kwq.cycle.1t|[cg] kwq Add+Get+Done 1 goroutine|cg.cycle.1t|1|client-go (same loop)
+cg.cycle.1t|[cg] client-go Add+Get+Done 1 goroutine|-|1|-
+cg.kwq.cycle.1p1c|[cg] kwq 1P+1C goroutines|cg.cycle.1p1c|1|client-go (same loop)
+cg.cycle.1p1c|[cg] client-go 1P+1C goroutines|-|1|-
+cg.kwq.dedup.adds|[cg] kwq 1000 hot keys 2P+2C adds|cg.dedup.adds|1|client-go (same loop)
+cg.dedup.adds|[cg] client-go 1000 hot keys 2P+2C adds|-|1|-
+cg.kwq.delay.light.p50|[cg] kwq add-after lateness p50 (1/10 keys)|cg.delay.light.p50|1|client-go (same loop)
+cg.kwq.delay.light.p99|[cg] kwq add-after lateness p99 (1/10 keys)|cg.delay.light.p99|1|client-go (same loop)
+cg.delay.light.p50|[cg] client-go add-after lateness p50 (1/10 keys)|-|1|-
+cg.delay.light.p99|[cg] client-go add-after lateness p99 (1/10 keys)|-|1|-
+cg.kwq.delay.p50|[cg] kwq add-after lateness p50|cg.delay.p50|1|client-go (same loop)
+cg.kwq.delay.p99|[cg] kwq add-after lateness p99|cg.delay.p99|1|client-go (same loop)
+cg.delay.p50|[cg] client-go add-after lateness p50|-|1|-
+cg.delay.p99|[cg] client-go add-after lateness p99|-|1|-
+cg.kwq.scale.add@1000000|[cg] kwq add 1M queued|cg.scale.add@1000000|1|client-go (same loop)
+cg.scale.add@1000000|[cg] client-go add 1M queued|-|1|-
+cg.kwq.scale.add_after@1000000|[cg] kwq add-after 1M waiting|cg.scale.add_after@1000000|1|client-go (same loop)
+cg.scale.add_after@1000000|[cg] client-go add-after 1M waiting|-|1|-
+cg.kwq.mem.queued|[cg] kwq bytes per queued key|cg.mem.queued|1|client-go (same loop)
+cg.mem.queued|[cg] client-go bytes per queued key|-|1|-
+cg.kwq.mem.waiting|[cg] kwq bytes per waiting key|cg.mem.waiting|1|client-go (same loop)
+cg.mem.waiting|[cg] client-go bytes per waiting key|-|1|-
 EOF
 )
 
@@ -309,6 +354,42 @@ goals() {
 	}' "$1"
 }
 
+# clientgo_column RAW CSV: client-go's queue against kwq's, each
+# figure's medians and kwq's ratio to client-go, from kwq-cgo-bench (both
+# measured by the same Go loop, in this boot); or why the column is missing.
+clientgo_column() {
+	if [[ -n $cg_missing ]]; then
+		echo "client-go column missing: $cg_missing"
+		return
+	fi
+	echo "client-go's queue against kwq's: the same Go loop on each, this boot ($(awk '$1 == "KWQB-INFO" && $2 == "client-go" { $1 = $2 = ""; sub(/^ +/, ""); print }' "$out/guest.out"))"
+	awk -F, -v nd="$n_delay" -v ns="$n_scale" '
+	NR > 1 && $1 ~ /^cg\./ { k = $1; c[k]++; v[k, c[k]] = $3 + 0; unit[k] = $4 }
+	function row(label, k, better,   c, w) {
+		c = med["cg." k]; w = med["cg.kwq." k]
+		if (c == "" || w == "") { printf "%-46s %12s %12s %8s\n", label, c == "" ? "missing" : c, w == "" ? "missing" : w, "-"; return }
+		printf "%-46s %12.6g %12.6g %7.3fx  (%s is better)\n", label " (" unit["cg." k] ")", c, w, (c > 0 ? w / c : 0), better
+	}
+	END {
+		for (k in c) {
+			for (i = 2; i <= c[k]; i++) for (j = i; j > 1 && v[k, j-1] > v[k, j]; j--) { t = v[k, j]; v[k, j] = v[k, j-1]; v[k, j-1] = t }
+			med[k] = c[k] % 2 ? v[k, (c[k] + 1) / 2] : (v[k, c[k] / 2] + v[k, c[k] / 2 + 1]) / 2
+		}
+		printf "%-46s %12s %12s %8s\n", "figure", "client-go", "kwq", "kwq/client-go"
+		row("Add+Get+Done 1 goroutine", "cycle.1t", "lower")
+		row("Add+Get+Done 1P+1C goroutines", "cycle.1p1c", "lower")
+		row("1000 hot keys 2P+2C adds", "dedup.adds", "higher")
+		row("add-after lateness p50 " nd / 10 " keys", "delay.light.p50", "lower")
+		row("add-after lateness p99 " nd / 10 " keys", "delay.light.p99", "lower")
+		row("add-after lateness p50 " nd " keys", "delay.p50", "lower")
+		row("add-after lateness p99 " nd " keys", "delay.p99", "lower")
+		row("add with " ns " keys queued", "scale.add@" ns, "lower")
+		row("add-after with " ns " keys waiting", "scale.add_after@" ns, "lower")
+		row("bytes per queued key", "mem.queued", "lower")
+		row("bytes per waiting key", "mem.waiting", "lower")
+	}' "$1"
+}
+
 # The table.
 {
 	echo "kwq benchmarks: kernel $kver, $cpus guest CPUs ($cpu), QEMU TCG, $reps round(s), scale runs $(awk '$1 == "KWQB-INFO" && $2 == "reps" { print $5 }' "$out/guest.out")"
@@ -318,6 +399,7 @@ goals() {
 		END { if (length(h)) printf "longest hold of a queue lock at %s keys (timer, stats, shutdown): %s keys, %s ns\n", h["keys"], h["max_keys"], h["max_ns"] }' "$out/guest.out"
 	echo "[insns]: instructions, from a second boot with -icount shift=0 and 1 vCPU (deterministic)"
 	echo "[traced]: one more add-after run with kwq's kwq_fire and kwq_get events on: where its lateness goes"
+	echo "[cg]: client-go's queue and kwq's through one Go program (kwq-cgo-bench), the same loop on each"
 	echo "ratio = median / baseline (times, instructions: < 1 is faster than the baseline; rates: > 1 is faster)"
 	echo
 	awk -F, 'NR > 1 {
@@ -329,6 +411,8 @@ goals() {
 		"$out/results.csv"
 	echo
 	goals "$out/results.csv"
+	echo
+	clientgo_column "$out/raw.csv"
 } >"$out/table.txt"
 
 # ---- plots -----------------------------------------------------------------
@@ -379,8 +463,13 @@ echo "results: $out/results.csv (every repetition: raw.csv), plots: $out/latenes
 [[ ! -f $out/perf.txt ]] || echo "profiles: $out/perf.txt"
 grep -q '^KWQB-DONE failed=0' "$out/guest.out" || { say "some benchmarks failed"; exit 1; }
 grep -q '^KWQB-DONE failed=0' "$out/guest-icount.out" || { say "some -icount benchmarks failed"; exit 1; }
+if [[ -n $cg_missing && ${KWQ_BENCH_CLIENT_GO:-1} != 0 ]]; then
+	say "client-go column missing: $cg_missing"
+	exit 1
+fi
 # The quick mode leaves out the largest queue sizes.
-if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]] || awk -F, 'NR > 1 && $4 == 0 { exit 1 }' "$out/results.csv"; then :; else
+if [[ ${KWQ_BENCH_QUICK:-0} == 1 ]] || awk -F, -v nocg="${KWQ_BENCH_CLIENT_GO:-1}" \
+	'NR > 1 && $4 == 0 && !(nocg == 0 && $1 ~ /^cg\./) { exit 1 }' "$out/results.csv"; then :; else
 	say "some figures are missing from the guest output"
 	exit 1
 fi

@@ -17,8 +17,10 @@
 #                                      kwq-cgo-ctl-<suite> (the
 #                                      informer-driven controller tests),
 #                                      kwq-cgo-clock-tests-<suite> (the
-#                                      tests left out, none today) and
-#                                      kwq-cgo-versions-<suite>
+#                                      tests left out, none today),
+#                                      kwq-cgo-versions-<suite> and
+#                                      kwq-cgo-bench-<suite> (make bench's
+#                                      client-go column)
 #
 # Nothing is installed on the host: the packages of SUITE are fetched with
 # apt-get download under a private apt configuration (its own state,
@@ -133,6 +135,9 @@ build_suite() {
 		# The interface checks are compile-time: vet builds them.
 		GOPATH=$w/main:$gp "$go" vet -tags kwqclientgo ./clientgo/iface ./clientgo/controller
 		GOPATH=$w/main:$gp "$go" test -c -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-ctl-$suite" ./clientgo/controller
+		# make bench's client-go column: client-go's queue and kwq's, one program.
+		GOPATH=$w/main:$gp "$go" vet -tags kwqclientgo ./clientgo/bench
+		GOPATH=$w/main:$gp "$go" build -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-bench-$suite" ./clientgo/bench
 		cd "$wq"
 		GOPATH=$w/shim:$gp "$go" vet -tags kwqclientgo .
 		GOPATH=$w/shim:$gp "$go" test -c -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-shim-$suite" .

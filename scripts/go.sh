@@ -118,7 +118,7 @@ build() {
 		mv "$out/kwq-cgo-build.log" "$out/kwq-cgo-build-failed"
 	fi
 	rm -f "$out/kwq-cgo-build.log"
-	for b in "$out"/kwq-go-* "$out/kwq-gobench" "$out"/kwq-cgo-shim-* "$out"/kwq-cgo-ctl-*; do
+	for b in "$out"/kwq-go-* "$out/kwq-gobench" "$out"/kwq-cgo-shim-* "$out"/kwq-cgo-ctl-* "$out"/kwq-cgo-bench-*; do
 		[[ -e $b ]] || continue
 		if readelf -l "$b" | grep -q 'program interpreter'; then
 			say "$b is dynamically linked"
