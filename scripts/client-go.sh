@@ -15,12 +15,13 @@
 #                                      util/workqueue tests on kwq, through
 #                                      bindings/go/clientgo/shim),
 #                                      kwq-cgo-ctl-<suite> (the
-#                                      informer-driven controller tests),
+#                                      informer-driven controller tests;
+#                                      the last, newest suite only),
 #                                      kwq-cgo-clock-tests-<suite> (the
 #                                      tests left out, none today),
 #                                      kwq-cgo-versions-<suite> and
 #                                      kwq-cgo-bench-<suite> (make bench's
-#                                      client-go column)
+#                                      client-go column; the newest only)
 #
 # Nothing is installed on the host: the packages of SUITE are fetched with
 # apt-get download under a private apt configuration (its own state,
@@ -107,9 +108,10 @@ gobin() { # SUITE
 	done | head -n 1
 }
 
-# build_suite SUITE OUT: the three binaries of one suite into OUT.
+# build_suite SUITE OUT NEWEST: one suite's binaries into OUT; the
+# controller's and the bench's only if NEWEST is 1.
 build_suite() {
-	local suite=$1 out=$2 gp go w wq f
+	local suite=$1 out=$2 newest=$3 gp go w wq f
 	gp=$(fetch "$suite")
 	go=$(gobin "$suite")
 	[[ -n $go ]] || { say "no Go toolchain (scripts/go.sh install)"; return 1; }
@@ -133,11 +135,15 @@ build_suite() {
 		export GOCACHE=${GOCACHE:-$cache/go-build}
 		cd "$w/main/src/kwq.dev/kwq"
 		# The interface checks are compile-time: vet builds them.
-		GOPATH=$w/main:$gp "$go" vet -tags kwqclientgo ./clientgo/iface ./clientgo/controller
-		GOPATH=$w/main:$gp "$go" test -c -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-ctl-$suite" ./clientgo/controller
-		# make bench's client-go column: client-go's queue and kwq's, one program.
-		GOPATH=$w/main:$gp "$go" vet -tags kwqclientgo ./clientgo/bench
-		GOPATH=$w/main:$gp "$go" build -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-bench-$suite" ./clientgo/bench
+		GOPATH=$w/main:$gp "$go" vet -tags kwqclientgo ./clientgo/iface
+		# The controller (it compiles the fake clientset, most of a cold
+		# build's time) and make bench's client-go column (client-go's
+		# queue and kwq's, one program): against the newest suite only.
+		if ((newest)); then
+			GOPATH=$w/main:$gp "$go" vet -tags kwqclientgo ./clientgo/controller ./clientgo/bench
+			GOPATH=$w/main:$gp "$go" test -c -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-ctl-$suite" ./clientgo/controller
+			GOPATH=$w/main:$gp "$go" build -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-bench-$suite" ./clientgo/bench
+		fi
 		cd "$wq"
 		GOPATH=$w/shim:$gp "$go" vet -tags kwqclientgo .
 		GOPATH=$w/shim:$gp "$go" test -c -tags kwqclientgo -ldflags='-s -w' -o "$out/kwq-cgo-shim-$suite" .
@@ -154,11 +160,13 @@ build_suite() {
 }
 
 build() { # DIR
-	local out suite
+	local out
 	mkdir -p "$1/bin"
 	out=$(cd "$1/bin" && pwd)
-	for suite in ${KWQ_CLIENT_GO_SUITES:-trixie sid}; do
-		build_suite "$suite" "$out"
+	local suites i
+	read -ra suites <<<"${KWQ_CLIENT_GO_SUITES:-trixie sid}"
+	for ((i = 0; i < ${#suites[@]}; i++)); do
+		build_suite "${suites[i]}" "$out" $((i == ${#suites[@]} - 1))
 	done
 }
 
