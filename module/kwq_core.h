@@ -134,7 +134,7 @@ static inline ktime_t kwq_now_resume(struct kwq *q)
  * ktime_get() may have to read a slow clocksource. Stamps are compared
  * with CLOCK_MONOTONIC deadlines only under a processing timeout, and
  * a test clock must drive everything: those queues stamp with kwq_now().
- * A priority queue's ranks (kwq_priority.h) compare stamps with each
+ * A priority queue's ranks (kwq_rank(), kwq_order.h) compare stamps with each
  * other and with now, never with a deadline.
  * Across CPUs local_clock() may differ slightly; durations are clamped
  * at zero.
@@ -265,11 +265,6 @@ static inline void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
 	if (unlikely(!it->state && !list_empty(&it->ready)))
 		kwq_item_unbackoff_locked(q, it);
 }
-
-/* kwq_priority.c */
-struct kwq_prio *kwq_prio_new(u64 aging_ns, gfp_t gfp);
-void kwq_prio_head_stamp(struct kwq *q, struct kwq_item *it);
-void kwq_prio_add_locked(struct kwq *q, struct kwq_item *it, s32 priority);
 
 /* kwq_wake.c, and below it the inline part of the unlock that wakes */
 bool kwq_drained_locked(const struct kwq *q);

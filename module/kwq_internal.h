@@ -40,7 +40,7 @@
 #include "kwq_far.h"
 #include "kwq_item.h"
 #include "kwq_limiter.h"
-#include "kwq_priority.h"
+#include "kwq_order.h"
 #include "kwq_table.h"
 #include "kwq_tenant.h"
 
@@ -109,25 +109,6 @@ struct kwq_lease {
 };
 
 /**
- * struct kwq_give_back - where a give-back done in steps puts its keys
- * @node: on kwq.give_backs while the give-back runs.
- * @after: the key it gave back last, still queued, or NULL: the next goes
- *	right after it, or to the head of kwq.ready. A get that takes @after
- *	resets it to NULL (it was at the head: so were all given back before).
- * @level_after: a priority queue's @after, one per level (kwq_prio.level):
- *	the key of that level it gave back last, still queued, or NULL. A get
- *	or a raise that moves it resets it.
- *
- * Protected by kwq.lock. Keys given back in several holds of the lock
- * then still reach kwq.ready in the order they were taken.
- */
-struct kwq_give_back {
-	struct list_head node;
-	struct kwq_item *after;
-	struct kwq_item *level_after[KWQ_PRIO_LEVELS];
-};
-
-/**
  * struct kwq_handout - what a get tells its caller beside the key
  * @ticket: the hand-out's ticket (kwq_item.ticket).
  * @latency_ns: the queue latency the get recorded, so that a key that
@@ -172,13 +153,8 @@ struct kwq_hist {
  * struct kwq - a work queue
  * @lock: protects all fields below up to @registered, and every item.
  * @items: key -> struct kwq_item (kwq_table.h).
- * @ready: items to hand out, oldest first; empty on a priority or a
- *	tenant queue.
- * @prio: NULL, or a priority queue's items to hand out (kwq_priority.h),
- *	allocated at creation; its contents are under @lock.
- * @ten: NULL, or a tenant queue's items to hand out (kwq_tenant.h),
- *	allocated at creation; its contents are under @lock. With @prio,
- *	@prio's levels stay empty and only its aging counts.
+ * @order: the items to hand out, in the order of the queue's policy
+ *	(kwq_order.h: FIFO, priorities, tenants), chosen at creation.
  * @waiting: the entries (union kwq_entry) of the items waiting for a
  *	deadline, earliest first (ties in the order they were added), but for
  *	those in @far.
@@ -209,7 +185,7 @@ struct kwq_hist {
  * @n_sides: sides carved from @side_chunks, spare or in use.
  * @sides_trimming: @sides_work is queued and holds a reference.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
- * @n_queued: keys ready to hand out (on @ready, @prio or @ten). Also
+ * @n_queued: keys ready to hand out (in @order). Also
  *	read without the lock, as a hint, by a get batch after its first
  *	key (kwq_get_batch_leased()), and by a /dev/kwq get batch to size
  *	its chunks and to end after its first key (kwq_dev_batch.c).
@@ -272,10 +248,9 @@ struct kwq_hist {
  * @busy_stamps: sum of kwq_item.stamp over the processing items (mod
  *	2^64), so that kwq_stats() reports the unfinished work without a
  *	walk. Under @lock.
- * @give_backs: struct kwq_give_back of give-backs running in steps (a
- *	lease's end, @expiring); few, one per closing file. Under @lock.
  * @expiring: the processing timeout's give-back while the timer expires
- *	keys over several runs; on @give_backs only meanwhile. Under @lock.
+ *	keys over several runs; on kwq_order.give_backs only meanwhile.
+ *	Under @lock.
  * @flushing: drains queueing the waiting keys, a step at a time
  *	(kwq_shutdown_drain() with KWQ_DRAIN_FLUSH_WAITING); consumers wait
  *	for those keys meanwhile. Under @lock.
@@ -321,9 +296,7 @@ struct kwq_hist {
 struct kwq {
 	spinlock_t lock;		/* see the comment at the top */
 	struct kwq_table items;
-	struct list_head ready;
-	struct kwq_prio *prio;
-	struct kwq_tenants *ten;
+	struct kwq_order order;
 	struct timerqueue_head waiting;
 	struct kwq_far *far;
 	ktime_t armed;
@@ -384,7 +357,6 @@ struct kwq {
 	atomic64_t consumer_wakes;
 	/* Bounded work under @lock (Documentation/kwq-core.rst); under @lock. */
 	u64 busy_stamps;
-	struct list_head give_backs;
 	struct kwq_give_back expiring;
 	u32 flushing;
 	u32 hold_max_keys;

@@ -93,16 +93,16 @@ struct kwq_side {
  *	deadline, and its entry is @entry, over @ready, @stamp and @side.
  *	Otherwise those three are the record's.
  * @level: on a priority queue, the key's priority minus KWQ_PRIORITY_MIN
- *	(kwq_priority.h), meaningful while the key has state; else 0.
+ *	(kwq_order.h), meaningful while the key has state; else 0.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @failures: rate-limited adds since the last forget (NumRequeues),
  *	saturating at KWQ_FAILURES_MAX.
- * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
- *	("queued" is derived, never stored); in its holder's list
- *	(kwq_side.holder) while PROCESSING; in kwq.backoff while
- *	backoff-only; empty otherwise.
- * @stamp: when the item joined kwq.ready, or its holder's list (ns of
+ * @ready: link in the queue's order (kwq_order.h) while the item is
+ *	DIRTY and not PROCESSING ("queued" is derived, never stored); in
+ *	its holder's list (kwq_side.holder) while PROCESSING; in
+ *	kwq.backoff while backoff-only; empty otherwise.
+ * @stamp: when the item was queued, or joined its holder's list (ns of
  *	kwq_stamp_now()): the start of its queue latency, then of its work
  *	duration.
  * @side: while the key is PROCESSING or WAITING but not @lone, its side
@@ -214,25 +214,5 @@ static inline u64 kwq_item_ticket(const struct kwq_item *it)
 #define KWQ_REC_PAYLOAD		BIT(0)
 #define KWQ_REC_TENANT		BIT(1)
 #define KWQ_REC_KINDS		4
-
-/**
- * struct kwq_flow - one tenant's queued keys at one level (kwq_tenant.h)
- * @node: in kwq_tenants.flows, by (@level, tenant bytes); RB_EMPTY_NODE
- *	in every record but the first of a flow's keys.
- * @rr: in kwq_tenants.rr[@level], the level's rotation.
- * @keys: the flow's queued keys, FIFO, linked through kwq_item.ready.
- * @tlen: length of the tenant: the first @tlen bytes of each key.
- * @level: the keys' kwq_item.level.
- *
- * Lives in the record of the first of @keys and moves to the next when
- * that one leaves: a flow is never allocated. Under kwq.lock.
- */
-struct kwq_flow {
-	struct rb_node node;
-	struct list_head rr;
-	struct list_head keys;
-	u32 tlen;
-	u32 level;
-};
 
 #endif /* _KWQ_ITEM_H */
