@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files of the queue core share: the layers below, the batches,
- * payloads and tenants (kwq_batch.c, kwq_payload.c, kwq_tenant.c) and two
- * KUnit suites. Above them only kwq_dev.c includes it, through kwq_add.h.
+ * What the files of the queue core share: the layers below, the batches
+ * and payloads (kwq_batch.c, kwq_payload.c) and two KUnit suites. Above
+ * them only kwq_dev.c includes it, through kwq_add.h.
  * The layers call only those below them:
  *
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
@@ -11,11 +11,13 @@
  *                  kwq_batch.c and KWQ_IOC_ADD's handler (kwq_dev.c)
  *   kwq_handout.c  get (one wait loop), done, requeue, done-and-get, leases
  *   kwq_handout.h  a take and a done: inline in kwq_handout.c, kwq_batch.c
- *   kwq_priority.c a priority queue's levels and the priority of an add
  *   kwq_timer.c    the waiting set, the processing timeout, the one timer
  *   kwq_wake.c     whom to wake after a change
  *   kwq_record.c   records of keys, spares, the key table's resize worker
  *   kwq_state.h    the states of a record and its transitions
+ *   kwq_order.h    the order of the ready keys: one interface, a policy
+ *                  per file (kwq_fifo.h, kwq_priority.c, kwq_tenant.c)
+ *                  that calls nothing of the core
  *
  * The one call up is the queue's reference count (kwq_get_ref(),
  * kwq_put()), which the resize worker holds while it runs.

@@ -46,4 +46,6 @@ static inline bool kwq_fifo_empty(const struct kwq_order *o)
 	return list_empty(&o->fifo);
 }
 
+extern const struct kwq_order_ops kwq_fifo_ops;
+
 #endif /* _KWQ_FIFO_H */

@@ -118,24 +118,32 @@ struct kwq_side {
  * keys up to KWQ_SMALL_KEY bytes come from a slab cache of their own sized
  * to fit, 80 bytes for a 32-byte key, with 72 more for a side.
  */
+/*
+ * Who may touch a field of struct kwq_item, tagged at each field:
+ *
+ * K: set with the key when the record is made for it (kwq_item_init()),
+ *    before it joins the key table; constant while it is there.
+ * L: the queue's kwq.lock. While the key is queued, its order
+ *    (kwq_order.h) owns @ready and may lower @stamp.
+ */
 struct kwq_item {
-	struct kwq_item *hnext;
-	u32 hash:26;
-	u32 far:1;
-	u32 lone:1;
-	u32 level:4;
-	u32 state:3;
-	u32 len:10;
-	u32 failures:19;
+	struct kwq_item *hnext;		/* L */
+	u32 hash:26;			/* K */
+	u32 far:1;			/* L */
+	u32 lone:1;			/* L */
+	u32 level:4;			/* L */
+	u32 state:3;			/* L: kwq_state.h only */
+	u32 len:10;			/* K */
+	u32 failures:19;		/* L */
 	union {
 		struct {
-			struct list_head ready;
-			u64 stamp;
-			struct kwq_side *side;
+			struct list_head ready;	/* L */
+			u64 stamp;		/* L */
+			struct kwq_side *side;	/* L */
 		};
-		union kwq_entry entry;
+		union kwq_entry entry;	/* L */
 	};
-	u8 key[];
+	u8 key[];			/* K */
 };
 
 /*

@@ -7,7 +7,6 @@
 #include <linux/errno.h>
 
 #include "kwq_fifo.h"
-#include "kwq_order_call.h"
 #include "kwq_priority.h"
 #include "kwq_tenant.h"
 

@@ -15,8 +15,6 @@
 #include "kwq_fifo.h"
 #include "kwq_order.h"
 
-extern const struct kwq_order_ops kwq_fifo_ops;
-
 static __always_inline bool kwq_order_is_fifo(const struct kwq_order *o)
 {
 	return likely(o->ops == &kwq_fifo_ops);
