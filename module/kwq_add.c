@@ -422,8 +422,8 @@ EXPORT_SYMBOL_GPL(kwq_add_debounced);
  */
 bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o)
 {
-	if (kwq_order_has_levels(&q->order) ? o->priority < KWQ_PRIORITY_MIN || o->priority > KWQ_PRIORITY_MAX :
-		      o->priority)
+	if (kwq_order_has_levels(&q->order) ?
+	    o->priority < KWQ_PRIORITY_MIN || o->priority > KWQ_PRIORITY_MAX : o->priority)
 		return false;
 	/* A payload has bytes; its length is checked against the queue's limit. */
 	if (!o->payload != !o->payload_len)
