@@ -80,6 +80,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 			batch512) ab "$v" "$r" batch512 $B batch1 512 40960 ;;
 			hot64i) ab "$v" "$r" hot64i $B dedup 1000 1 1 40960 64 ;;
 			kernel) ab "$v" "$r" kernel kernel kernel.1t "cycle 100000" ;;
+			kernelprio) ab "$v" "$r" kernelprio kernel kernel.1t.prio "prio-cycle 100000" ;;
 			kernel1p1c) ab "$v" "$r" kernel1p1c kernel kernel.1p1c "pc 100000 1 1" ;;
 			kernel2p2c) ab "$v" "$r" kernel2p2c kernel kernel.2p2c "pc 100000 2 2" ;;
 			cycle1p1c) ab "$v" "$r" cycle1p1c $B cycle 1 1 20000 ;;

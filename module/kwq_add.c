@@ -61,6 +61,39 @@ static int kwq_add_limited_locked(struct kwq *q, struct kwq_item *it, unsigned i
 }
 
 /*
+ * An add of priority @priority (checked) of @it, on a queue with
+ * priorities, before the add itself. A key with no run pending (neither
+ * queued, dirty nor waiting) takes the add's priority: it is the next
+ * run's. Otherwise the add can only raise it; a queued key moves to the
+ * tail of its new level, ready from now, only if that rank is lower than
+ * the one it has (its wait there already counts for more otherwise), so a
+ * raise never hands a key out later (on a tenant queue it goes to the
+ * tail of its tenant's keys at the new level, which the rank does not
+ * see: there it can). Documentation/kwq-priorities.rst has the rules.
+ */
+static void kwq_add_priority_locked(struct kwq *q, struct kwq_item *it, s32 priority)
+{
+	u32 level = kwq_prio_level(priority);
+	u64 now, gain;
+
+	if (!(it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING))) {
+		it->level = level;
+		return;
+	}
+	if (level <= it->level)
+		return;
+	if ((it->state & KWQ_ITEM_WORK) != KWQ_ITEM_DIRTY) {
+		it->level = level;
+		return;
+	}
+	now = kwq_stamp_now(q);
+	gain = (u64)(level - it->level) * q->order.aging_ns;
+	if (kwq_elapsed(now, it->stamp) >= gain)
+		return;
+	kwq_st_move(q, it, level, now);
+}
+
+/*
  * Whether an add of @it (NULL: a new key) makes sure of a spare side
  * first (kwq_state.h): one that queues the key, so that the get to come
  * finds a spare (the consumer of a full memory cgroup can still take its
@@ -148,8 +181,8 @@ static int kwq_add_locked(struct kwq *q, const struct kwq_lookup_key *k, struct 
 		return -ENOSPC;
 	}
 	kwq_item_activate_locked(q, it);
-	if (q->prio)
-		kwq_prio_add_locked(q, it, o->priority);
+	if (kwq_order_has_levels(&q->order))
+		kwq_add_priority_locked(q, it, o->priority);
 	if (flags & KWQ_ADD_RATE_LIMITED) {
 		ret = kwq_add_limited_locked(q, it, &w->ready);
 	} else if (delay_ns > 0 && (flags & KWQ_AFTER_DEBOUNCE)) {
@@ -384,13 +417,13 @@ EXPORT_SYMBOL_GPL(kwq_add_debounced);
  * The options a caller may pass to @q (struct kwq_ioc_add's rules): a
  * priority in range on a priority queue, a policy to an add now,
  * KWQ_AFTER_REPLACE or KWQ_AFTER_DEBOUNCE to a delayed add, a max wait
- * only to a debounced add and no shorter than its delay. kwq.prio is
- * constant: no lock needed.
+ * only to a debounced add and no shorter than its delay. Whether the
+ * queue has priorities is constant: no lock needed.
  */
 bool kwq_add_opts_ok(const struct kwq *q, const struct kwq_add_opts *o)
 {
-	if (q->prio ? o->priority < KWQ_PRIORITY_MIN || o->priority > KWQ_PRIORITY_MAX :
-		      o->priority)
+	if (kwq_order_has_levels(&q->order) ?
+	    o->priority < KWQ_PRIORITY_MIN || o->priority > KWQ_PRIORITY_MAX : o->priority)
 		return false;
 	/* A payload has bytes; its length is checked against the queue's limit. */
 	if (!o->payload != !o->payload_len)

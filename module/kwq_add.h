@@ -95,7 +95,8 @@ static __always_inline bool kwq_add_begin_locked(struct kwq *q, const struct kwq
 	}
 	it = kwq_find_key_locked(q, k);
 	if (it && !w->payload && o->delay_ns <= 0 && !(o->flags & KWQ_ADD_RATE_LIMITED) &&
-	    !q->prio && (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
+	    !kwq_order_has_levels(&q->order) &&
+	    (it->state & (KWQ_ITEM_DIRTY | KWQ_ITEM_WAITING)) == KWQ_ITEM_DIRTY) {
 		q->dedups++;
 		trace_kwq_add(q->name, k->key, k->len, KWQ_ADD_DUPLICATE, 0);
 		*ret = KWQ_ADD_DUPLICATE;

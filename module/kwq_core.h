@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files of the queue core share: the layers below, the batches,
- * payloads and tenants (kwq_batch.c, kwq_payload.c, kwq_tenant.c) and two
- * KUnit suites. Above them only kwq_dev.c includes it, through kwq_add.h.
+ * What the files of the queue core share: the layers below, the batches
+ * and payloads (kwq_batch.c, kwq_payload.c) and two KUnit suites. Above
+ * them only kwq_dev.c includes it, through kwq_add.h.
  * The layers call only those below them:
  *
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
@@ -11,11 +11,13 @@
  *                  kwq_batch.c and KWQ_IOC_ADD's handler (kwq_dev.c)
  *   kwq_handout.c  get (one wait loop), done, requeue, done-and-get, leases
  *   kwq_handout.h  a take and a done: inline in kwq_handout.c, kwq_batch.c
- *   kwq_priority.c a priority queue's levels and the priority of an add
  *   kwq_timer.c    the waiting set, the processing timeout, the one timer
  *   kwq_wake.c     whom to wake after a change
  *   kwq_record.c   records of keys, spares, the key table's resize worker
  *   kwq_state.h    the states of a record and its transitions
+ *   kwq_order.h    the order of the ready keys: one interface, a policy
+ *                  per file (kwq_fifo.h, kwq_priority.c, kwq_tenant.c)
+ *                  that calls nothing of the core
  *
  * The one call up is the queue's reference count (kwq_get_ref(),
  * kwq_put()), which the resize worker holds while it runs.
@@ -134,7 +136,7 @@ static inline ktime_t kwq_now_resume(struct kwq *q)
  * ktime_get() may have to read a slow clocksource. Stamps are compared
  * with CLOCK_MONOTONIC deadlines only under a processing timeout, and
  * a test clock must drive everything: those queues stamp with kwq_now().
- * A priority queue's ranks (kwq_priority.h) compare stamps with each
+ * A priority queue's ranks (kwq_rank(), kwq_order.h) compare stamps with each
  * other and with now, never with a deadline.
  * Across CPUs local_clock() may differ slightly; durations are clamped
  * at zero.
@@ -265,11 +267,6 @@ static inline void kwq_item_activate_locked(struct kwq *q, struct kwq_item *it)
 	if (unlikely(!it->state && !list_empty(&it->ready)))
 		kwq_item_unbackoff_locked(q, it);
 }
-
-/* kwq_priority.c */
-struct kwq_prio *kwq_prio_new(u64 aging_ns, gfp_t gfp);
-void kwq_prio_head_stamp(struct kwq *q, struct kwq_item *it);
-void kwq_prio_add_locked(struct kwq *q, struct kwq_item *it, s32 priority);
 
 /* kwq_wake.c, and below it the inline part of the unlock that wakes */
 bool kwq_drained_locked(const struct kwq *q);

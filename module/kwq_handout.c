@@ -567,8 +567,9 @@ void kwq_lease_end_ctx(struct kwq *q, struct kwq_lease *lease, bool may_sleep)
 		ready = 0;
 		/* Oldest first, each right behind the one before. */
 		while (kwq_hold_room(&h) && !list_empty(&lease->busy.items)) {
-			it = q->ten ? list_last_entry(&lease->busy.items, struct kwq_item, ready) :
-				      list_first_entry(&lease->busy.items, struct kwq_item, ready);
+			it = kwq_order_gives_back_at_head(&q->order) ?
+			     list_last_entry(&lease->busy.items, struct kwq_item, ready) :
+			     list_first_entry(&lease->busy.items, struct kwq_item, ready);
 			trace_kwq_lease_return(q->name, it->key, it->len, 0,
 					       kwq_since_locked(q, it->stamp));
 			kwq_give_back_at_locked(q, it, &gb);

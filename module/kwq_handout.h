@@ -13,8 +13,7 @@
 #include "kwq_trace.h"
 
 /*
- * Hand out the oldest ready key (on a priority queue, kwq_prio_next()'s;
- * on a tenant queue, kwq_ten_next()'s),
+ * Hand out the next ready key in the queue's order (kwq_order_next()),
  * stamped with a new ticket (reported in @h with the queue latency, if @h
  * is not NULL). Returns 0, -EAGAIN (may wait), -ENOMEM (no spare side
  * could be had without sleeping: kwq_side_refill(), then again) or error.
@@ -29,11 +28,7 @@ static __always_inline int kwq_take_locked(struct kwq *q, void *buf, u32 cap, u3
 
 	if (q->dead)
 		return -EIDRM;
-	if (unlikely(q->ten))
-		it = kwq_ten_next(q->ten, q->prio);
-	else
-		it = q->prio ? kwq_prio_next(q->prio) :
-			       list_first_entry_or_null(&q->ready, struct kwq_item, ready);
+	it = kwq_order_next(&q->order);
 	if (!it)
 		return kwq_more_may_come_locked(q) ? -EAGAIN : -ESHUTDOWN;
 	*len = it->len;

@@ -40,7 +40,7 @@
 #include "kwq_far.h"
 #include "kwq_item.h"
 #include "kwq_limiter.h"
-#include "kwq_priority.h"
+#include "kwq_order.h"
 #include "kwq_table.h"
 #include "kwq_tenant.h"
 
@@ -109,25 +109,6 @@ struct kwq_lease {
 };
 
 /**
- * struct kwq_give_back - where a give-back done in steps puts its keys
- * @node: on kwq.give_backs while the give-back runs.
- * @after: the key it gave back last, still queued, or NULL: the next goes
- *	right after it, or to the head of kwq.ready. A get that takes @after
- *	resets it to NULL (it was at the head: so were all given back before).
- * @level_after: a priority queue's @after, one per level (kwq_prio.level):
- *	the key of that level it gave back last, still queued, or NULL. A get
- *	or a raise that moves it resets it.
- *
- * Protected by kwq.lock. Keys given back in several holds of the lock
- * then still reach kwq.ready in the order they were taken.
- */
-struct kwq_give_back {
-	struct list_head node;
-	struct kwq_item *after;
-	struct kwq_item *level_after[KWQ_PRIO_LEVELS];
-};
-
-/**
  * struct kwq_handout - what a get tells its caller beside the key
  * @ticket: the hand-out's ticket (kwq_item.ticket).
  * @latency_ns: the queue latency the get recorded, so that a key that
@@ -172,13 +153,8 @@ struct kwq_hist {
  * struct kwq - a work queue
  * @lock: protects all fields below up to @registered, and every item.
  * @items: key -> struct kwq_item (kwq_table.h).
- * @ready: items to hand out, oldest first; empty on a priority or a
- *	tenant queue.
- * @prio: NULL, or a priority queue's items to hand out (kwq_priority.h),
- *	allocated at creation; its contents are under @lock.
- * @ten: NULL, or a tenant queue's items to hand out (kwq_tenant.h),
- *	allocated at creation; its contents are under @lock. With @prio,
- *	@prio's levels stay empty and only its aging counts.
+ * @order: the items to hand out, in the order of the queue's policy
+ *	(kwq_order.h: FIFO, priorities, tenants), chosen at creation.
  * @waiting: the entries (union kwq_entry) of the items waiting for a
  *	deadline, earliest first (ties in the order they were added), but for
  *	those in @far.
@@ -209,7 +185,7 @@ struct kwq_hist {
  * @n_sides: sides carved from @side_chunks, spare or in use.
  * @sides_trimming: @sides_work is queued and holds a reference.
  * @rl: the limiter of add-rate-limited; its buckets change under @lock.
- * @n_queued: keys ready to hand out (on @ready, @prio or @ten). Also
+ * @n_queued: keys ready to hand out (in @order). Also
  *	read without the lock, as a hint, by a get batch after its first
  *	key (kwq_get_batch_leased()), and by a /dev/kwq get batch to size
  *	its chunks and to end after its first key (kwq_dev_batch.c).
@@ -272,10 +248,9 @@ struct kwq_hist {
  * @busy_stamps: sum of kwq_item.stamp over the processing items (mod
  *	2^64), so that kwq_stats() reports the unfinished work without a
  *	walk. Under @lock.
- * @give_backs: struct kwq_give_back of give-backs running in steps (a
- *	lease's end, @expiring); few, one per closing file. Under @lock.
  * @expiring: the processing timeout's give-back while the timer expires
- *	keys over several runs; on @give_backs only meanwhile. Under @lock.
+ *	keys over several runs; on kwq_order.give_backs only meanwhile.
+ *	Under @lock.
  * @flushing: drains queueing the waiting keys, a step at a time
  *	(kwq_shutdown_drain() with KWQ_DRAIN_FLUSH_WAITING); consumers wait
  *	for those keys meanwhile. Under @lock.
@@ -318,101 +293,111 @@ struct kwq_hist {
  *	for the bucket arrays, the owner's key-record bytes; set at
  *	creation, released when the queue is freed.
  */
+/*
+ * Who may touch a field of struct kwq, tagged at each field (as
+ * kernel/workqueue.c does); the kernel-doc above says what each one is:
+ *
+ * I: set by kwq_queue_new() before anyone else sees the queue, then
+ *    constant: read without a lock.
+ * L: kwq.lock. "read anywhere": written under kwq.lock with
+ *    WRITE_ONCE(), also read without it, as a hint, with READ_ONCE().
+ * R: kwq_registry_lock (a mutex, taken before kwq.lock, never inside).
+ * A: atomic, or a kref: no lock.
+ * S: has its own synchronization (a wait queue's lock, the workqueue's,
+ *    the hrtimer's).
+ */
 struct kwq {
-	spinlock_t lock;		/* see the comment at the top */
-	struct kwq_table items;
-	struct list_head ready;
-	struct kwq_prio *prio;
-	struct kwq_tenants *ten;
-	struct timerqueue_head waiting;
-	struct kwq_far *far;
-	ktime_t armed;
-	struct rb_root_cached busy;
-	struct kwq_busy unleased;
-	struct list_head backoff;
-	u64 n_backoff;
-	struct kwq_item *spare;
-	u32 n_spare;
-	struct kwq_side *side_spare;
-	u32 n_side_spare;
-	struct kwq_side_chunk *side_chunks;
-	u32 n_sides;
-	bool sides_trimming;
-	struct kwq_rl rl;
-	u64 n_queued;
-	u64 n_processing;
-	u64 n_dirty_processing;
-	u64 n_waiting;
-	bool shutting_down;
-	bool dead;
-	bool hard_run;
-	u32 drainers;
-	u32 shutdown_seq;
-	u64 adds;
-	u64 dedups;
-	u64 gets;
-	u64 dones;
-	u64 requeues;
-	u64 refused;
-	u64 fired;
-	u64 cancels;
-	u64 absorbed;
-	u64 waits_dropped;
-	u64 lease_requeues;
-	u64 rate_limited;
-	u64 tokens_returned;
-	u64 backoff_evictions;
-	u64 retries;
-	u64 forgets;
-	struct kwq_hist queue_latency;
-	struct kwq_hist work_duration;
-	u64 processing_expiries;
-	u64 debounced;
-	u64 debounce_capped;
-	u64 processing_timeout;
-	u32 payload_max;
-	u64 payloads_replaced;
-	u64 payload_bytes;
-	ktime_t now;
-	u64 stamp_now;
-	bool now_valid;
-	bool stamp_valid;
-	u8 timer_cpu_idle;
-	u64 next_ticket;
-	atomic_t timer_keeper;
-	int timer_cpu;
-	atomic64_t consumer_wakes;
-	/* Bounded work under @lock (Documentation/kwq-core.rst); under @lock. */
-	u64 busy_stamps;
-	struct list_head give_backs;
-	struct kwq_give_back expiring;
-	u32 flushing;
-	u32 hold_max_keys;
-	u64 hold_max_ns;
+	spinlock_t lock;		/* the L of the tags below */
+	struct kwq_table items;		/* L */
+	struct kwq_order order;		/* L, its policy I */
+	struct timerqueue_head waiting;	/* L */
+	struct kwq_far *far;		/* L */
+	ktime_t armed;			/* L, read anywhere */
+	struct rb_root_cached busy;	/* L */
+	struct kwq_busy unleased;	/* L */
+	struct list_head backoff;	/* L */
+	u64 n_backoff;			/* L */
+	struct kwq_item *spare;		/* L */
+	u32 n_spare;			/* L */
+	struct kwq_side *side_spare;	/* L */
+	u32 n_side_spare;		/* L */
+	struct kwq_side_chunk *side_chunks; /* L */
+	u32 n_sides;			/* L */
+	bool sides_trimming;		/* L */
+	struct kwq_rl rl;		/* L */
+	u64 n_queued;			/* L, read anywhere */
+	u64 n_processing;		/* L */
+	u64 n_dirty_processing;		/* L */
+	u64 n_waiting;			/* L */
+	bool shutting_down;		/* L */
+	bool dead;			/* L */
+	bool hard_run;			/* L */
+	u32 drainers;			/* L */
+	u32 shutdown_seq;		/* L */
+	u64 adds;			/* L */
+	u64 dedups;			/* L */
+	u64 gets;			/* L */
+	u64 dones;			/* L */
+	u64 requeues;			/* L */
+	u64 refused;			/* L */
+	u64 fired;			/* L */
+	u64 cancels;			/* L */
+	u64 absorbed;			/* L */
+	u64 waits_dropped;		/* L */
+	u64 lease_requeues;		/* L */
+	u64 rate_limited;		/* L */
+	u64 tokens_returned;		/* L */
+	u64 backoff_evictions;		/* L */
+	u64 retries;			/* L */
+	u64 forgets;			/* L */
+	struct kwq_hist queue_latency;	/* L */
+	struct kwq_hist work_duration;	/* L */
+	u64 processing_expiries;	/* L */
+	u64 debounced;			/* L */
+	u64 debounce_capped;		/* L */
+	u64 processing_timeout;		/* I */
+	u32 payload_max;		/* I */
+	u64 payloads_replaced;		/* L */
+	u64 payload_bytes;		/* L */
+	ktime_t now;			/* L */
+	u64 stamp_now;			/* L */
+	bool now_valid;			/* L */
+	bool stamp_valid;		/* L */
+	u8 timer_cpu_idle;		/* L, read anywhere */
+	u64 next_ticket;		/* L */
+	atomic_t timer_keeper;		/* A */
+	int timer_cpu;			/* L, read anywhere */
+	atomic64_t consumer_wakes;	/* A */
+	/* Bounded work under @lock (Documentation/kwq-core.rst). */
+	u64 busy_stamps;		/* L */
+	struct kwq_give_back expiring;	/* L */
+	u32 flushing;			/* L */
+	u32 hold_max_keys;		/* L */
+	u64 hold_max_ns;		/* L */
 
-	bool registered;
-	wait_queue_head_t get_wait;
-	wait_queue_head_t drain_wait;
-	struct kref ref;
-	struct work_struct resize_work;
-	struct work_struct sides_work;
-	struct hrtimer timer;
-	struct hrtimer rerun;
-	struct kwq_clock *clock;
-	u32 policy;
-	gfp_t gfp;
-	u32 max_items;
-	u32 max_backoff;
-	umode_t mode;
-	kuid_t uid;
-	kgid_t gid;
-	struct list_head node;
-	struct kwq_scope *scope;	/* kwq_registry_lock */
-	struct dentry *debugfs;
-	char name[KWQ_NAME_MAX];
+	bool registered;		/* R */
+	wait_queue_head_t get_wait;	/* S */
+	wait_queue_head_t drain_wait;	/* S */
+	struct kref ref;		/* A */
+	struct work_struct resize_work;	/* S */
+	struct work_struct sides_work;	/* S */
+	struct hrtimer timer;		/* S */
+	struct hrtimer rerun;		/* S */
+	struct kwq_clock *clock;	/* I */
+	u32 policy;			/* I */
+	gfp_t gfp;			/* I */
+	u32 max_items;			/* I */
+	u32 max_backoff;		/* I */
+	umode_t mode;			/* I */
+	kuid_t uid;			/* I */
+	kgid_t gid;			/* I */
+	struct list_head node;		/* R */
+	struct kwq_scope *scope;	/* R */
+	struct dentry *debugfs;		/* R */
+	char name[KWQ_NAME_MAX];	/* I */
 
 	/* Accounting of queues made by user programs (kwq_acct.c). */
-	struct kwq_acct acct;
+	struct kwq_acct acct;		/* I, its bytes L */
 };
 
 /* Module parameters (kwq_main.c). */

@@ -93,16 +93,16 @@ struct kwq_side {
  *	deadline, and its entry is @entry, over @ready, @stamp and @side.
  *	Otherwise those three are the record's.
  * @level: on a priority queue, the key's priority minus KWQ_PRIORITY_MIN
- *	(kwq_priority.h), meaningful while the key has state; else 0.
+ *	(kwq_order.h), meaningful while the key has state; else 0.
  * @state: KWQ_ITEM_* bits.
  * @len: key length in bytes.
  * @failures: rate-limited adds since the last forget (NumRequeues),
  *	saturating at KWQ_FAILURES_MAX.
- * @ready: link in kwq.ready while the item is DIRTY and not PROCESSING
- *	("queued" is derived, never stored); in its holder's list
- *	(kwq_side.holder) while PROCESSING; in kwq.backoff while
- *	backoff-only; empty otherwise.
- * @stamp: when the item joined kwq.ready, or its holder's list (ns of
+ * @ready: link in the queue's order (kwq_order.h) while the item is
+ *	DIRTY and not PROCESSING ("queued" is derived, never stored); in
+ *	its holder's list (kwq_side.holder) while PROCESSING; in
+ *	kwq.backoff while backoff-only; empty otherwise.
+ * @stamp: when the item was queued, or joined its holder's list (ns of
  *	kwq_stamp_now()): the start of its queue latency, then of its work
  *	duration.
  * @side: while the key is PROCESSING or WAITING but not @lone, its side
@@ -118,24 +118,32 @@ struct kwq_side {
  * keys up to KWQ_SMALL_KEY bytes come from a slab cache of their own sized
  * to fit, 80 bytes for a 32-byte key, with 72 more for a side.
  */
+/*
+ * Who may touch a field of struct kwq_item, tagged at each field:
+ *
+ * K: set with the key when the record is made for it (kwq_item_init()),
+ *    before it joins the key table; constant while it is there.
+ * L: the queue's kwq.lock. While the key is queued, its order
+ *    (kwq_order.h) owns @ready and may lower @stamp.
+ */
 struct kwq_item {
-	struct kwq_item *hnext;
-	u32 hash:26;
-	u32 far:1;
-	u32 lone:1;
-	u32 level:4;
-	u32 state:3;
-	u32 len:10;
-	u32 failures:19;
+	struct kwq_item *hnext;		/* L */
+	u32 hash:26;			/* K */
+	u32 far:1;			/* L */
+	u32 lone:1;			/* L */
+	u32 level:4;			/* L */
+	u32 state:3;			/* L: kwq_state.h only */
+	u32 len:10;			/* K */
+	u32 failures:19;		/* L */
 	union {
 		struct {
-			struct list_head ready;
-			u64 stamp;
-			struct kwq_side *side;
+			struct list_head ready;	/* L */
+			u64 stamp;		/* L */
+			struct kwq_side *side;	/* L */
 		};
-		union kwq_entry entry;
+		union kwq_entry entry;	/* L */
 	};
-	u8 key[];
+	u8 key[];			/* K */
 };
 
 /*
@@ -214,25 +222,5 @@ static inline u64 kwq_item_ticket(const struct kwq_item *it)
 #define KWQ_REC_PAYLOAD		BIT(0)
 #define KWQ_REC_TENANT		BIT(1)
 #define KWQ_REC_KINDS		4
-
-/**
- * struct kwq_flow - one tenant's queued keys at one level (kwq_tenant.h)
- * @node: in kwq_tenants.flows, by (@level, tenant bytes); RB_EMPTY_NODE
- *	in every record but the first of a flow's keys.
- * @rr: in kwq_tenants.rr[@level], the level's rotation.
- * @keys: the flow's queued keys, FIFO, linked through kwq_item.ready.
- * @tlen: length of the tenant: the first @tlen bytes of each key.
- * @level: the keys' kwq_item.level.
- *
- * Lives in the record of the first of @keys and moves to the next when
- * that one leaves: a flow is never allocated. Under kwq.lock.
- */
-struct kwq_flow {
-	struct rb_node node;
-	struct list_head rr;
-	struct list_head keys;
-	u32 tlen;
-	u32 level;
-};
 
 #endif /* _KWQ_ITEM_H */

@@ -25,6 +25,7 @@
 #include <linux/types.h>
 
 #include "kwq_item.h"
+#include "kwq_tenant.h"
 
 struct kwq;
 
@@ -62,11 +63,13 @@ static inline struct kwq_payload **kwq_payload_slot(struct kwq_item *it)
 	return (struct kwq_payload **)(it->key + ALIGN((u32)it->len, sizeof(void *)));
 }
 
-/* The flow of a record of a tenant queue (@kind has KWQ_REC_TENANT, kwq_tenant.h). */
-static inline struct kwq_flow *kwq_flow_slot(struct kwq_item *it, u32 kind)
+/*
+ * Bytes between the key (aligned) and the ordering policy's own part of a
+ * record (a tenant queue's flow): kwq_order_attr.rec_skip.
+ */
+static inline u32 kwq_rec_skip(u32 kind)
 {
-	return (struct kwq_flow *)(it->key + ALIGN((u32)it->len, sizeof(void *)) +
-				   (kind & KWQ_REC_PAYLOAD ? sizeof(void *) : 0));
+	return kind & KWQ_REC_PAYLOAD ? sizeof(void *) : 0;
 }
 
 size_t kwq_rec_bytes(u32 kind, u32 key_len);

@@ -374,8 +374,7 @@ static void kwq_release(struct kref *ref)
 	kwq_records_free(q);
 	kwq_manual_clock_free(q->clock);
 	kfree(q->far);
-	kfree(q->prio);
-	kfree(q->ten);
+	kwq_order_release(&q->order);
 	kfree(q);
 }
 
@@ -439,6 +438,7 @@ static bool kwq_rl_max_fast_too_big(const struct kwq_ratelimit *rl)
  */
 struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 {
+	struct kwq_order_attr oa = {};
 	const struct kwq_ratelimit *rl;
 	struct kwq *q;
 	int ret;
@@ -462,8 +462,6 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 	INIT_LIST_HEAD(&q->unleased.items);
 	RB_CLEAR_NODE(&q->unleased.node);
 	spin_lock_init(&q->lock);
-	INIT_LIST_HEAD(&q->ready);
-	INIT_LIST_HEAD(&q->give_backs);
 	INIT_LIST_HEAD(&q->expiring.node);
 	timerqueue_init_head(&q->waiting);
 	q->armed = KTIME_MAX;
@@ -509,30 +507,21 @@ struct kwq *kwq_queue_new(const char *name, const struct kwq_attr *attr)
 
 	INIT_WORK(&q->resize_work, kwq_resize_work);
 	INIT_WORK(&q->sides_work, kwq_sides_work);
-	if (attr && attr->priority) {
-		q->prio = kwq_prio_new(attr->aging_ns, q->gfp);
-		if (!q->prio) {
-			kwq_manual_clock_free(q->clock);
-			kfree(q);
-			return ERR_PTR(-ENOMEM);
-		}
-	}
-	if (attr && attr->tenant_depth) {
-		q->ten = kwq_ten_new(attr->tenant_depth, q->gfp);
-		if (!q->ten) {
-			kfree(q->prio);
-			kwq_manual_clock_free(q->clock);
-			kfree(q);
-			return ERR_PTR(-ENOMEM);
-		}
+	if (attr && attr->priority)
+		oa.aging_ns = attr->aging_ns ?: KWQ_AGING_DEFAULT_NS;
+	oa.tenant_depth = attr ? attr->tenant_depth : 0;
+	oa.rec_skip = kwq_rec_skip(q->acct.rec_kind);
+	if (kwq_order_init(&q->order, &oa, q->gfp)) {
+		kwq_manual_clock_free(q->clock);
+		kfree(q);
+		return ERR_PTR(-ENOMEM);
 	}
 	ret = kwq_acct_init(&q->acct, q->gfp, q->uid, attr ? attr->user_ns : NULL,
 			    attr && attr->exempt) ?:
 	      kwq_table_init(&q->items, q->gfp);
 	if (ret) {
 		kwq_acct_release(&q->acct);
-		kfree(q->ten);
-		kfree(q->prio);
+		kwq_order_release(&q->order);
 		kwq_manual_clock_free(q->clock);
 		kfree(q);
 		return ERR_PTR(ret);

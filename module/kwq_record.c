@@ -360,7 +360,7 @@ static void kwq_item_init(struct kwq_item *it, const struct kwq_lookup_key *k, u
 	if (kind & KWQ_REC_PAYLOAD)
 		*kwq_payload_slot(it) = NULL;
 	if (kind & KWQ_REC_TENANT)
-		RB_CLEAR_NODE(&kwq_flow_slot(it, kind)->node);
+		kwq_ten_rec_init(it, kwq_rec_skip(kind));
 }
 
 struct kwq_item *kwq_item_new(struct kwq *q, const struct kwq_lookup_key *k, gfp_t gfp)
@@ -543,8 +543,6 @@ void kwq_ready_locked(struct kwq *q, struct kwq_item *it, bool at_head)
 	if (it->lone)
 		kwq_st_unlone(q, it);
 	it->stamp = kwq_stamp_now(q);
-	if (q->prio && at_head)
-		kwq_prio_head_stamp(q, it);
 	kwq_st_queue(q, it, at_head);
 }
 

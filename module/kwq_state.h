@@ -3,19 +3,17 @@
  * The states of a key's record, and the only code that moves a record
  * between them: the transitions below are the only writers of
  * kwq_item.state, of the record's list membership and of the queue's
- * n_* counts. Included by the core's files only (kwq_core.h); kwq.lock
- * held throughout.
+ * n_* counts; where a queued record goes among the others is the queue's
+ * order's (kwq_order.h), which only these call. Included by the core's
+ * files only (kwq_core.h); kwq.lock held throughout.
  *
  *   state             bits              linked on (kwq_item.ready)  counted in
  *   ----------------  ----------------  --------------------------  -------------------
  *   spare             (off the table)   kwq.spare (via hnext)       kwq.n_spare
  *   fresh             none, 0 failures  nothing                     kwq.items.n
  *   backoff-only      none, failures    kwq.backoff, oldest first      kwq.n_backoff
- *   queued            DIRTY             kwq.ready, FIFO (a priority kwq.n_queued
- *                                       queue: kwq_prio.level[its
- *                                       level], kwq_priority.h; a
- *                                       tenant queue: its flow's
- *                                       keys, kwq_tenant.h)
+ *   queued            DIRTY             kwq.order, in its policy's  kwq.n_queued
+ *                                       order (kwq_order.h)
  *   processing        PROCESSING        its holder's list, oldest   kwq.n_processing
  *                                       first (a kwq_lease's, or    (kwq.busy_stamps)
  *                                       kwq.unleased; kwq.busy
@@ -52,6 +50,7 @@
 #include <linux/timerqueue.h>
 
 #include "kwq_internal.h"
+#include "kwq_order_call.h"
 
 #define KWQ_ITEM_WORK	(KWQ_ITEM_DIRTY | KWQ_ITEM_PROCESSING)
 
@@ -75,13 +74,8 @@ static inline void kwq_st_check(struct kwq *q, const struct kwq_item *it)
 			     RB_EMPTY_NODE(&it->side->entry.wait.node));
 		WARN_ON_ONCE(!(it->state & KWQ_ITEM_PROCESSING) != !it->side->holder);
 	}
-	WARN_ON_ONCE((q->n_queued == 0) !=
-		     (q->ten ? !q->ten->nonempty :
-		      q->prio ? !q->prio->nonempty : list_empty(&q->ready)));
-	WARN_ON_ONCE(q->prio && !q->ten && !!(q->prio->nonempty & BIT(it->level)) ==
-		     list_empty(&q->prio->level[it->level]));
-	WARN_ON_ONCE(q->ten && !!(q->ten->nonempty & BIT(it->level)) ==
-		     list_empty(&q->ten->rr[it->level]));
+	WARN_ON_ONCE((q->n_queued == 0) != kwq_order_empty(&q->order));
+	kwq_order_check(&q->order, it);
 	WARN_ON_ONCE((q->n_processing == 0) != RB_EMPTY_ROOT(&q->busy.rb_root));
 	WARN_ON_ONCE(!q->n_processing && q->busy_stamps);
 	WARN_ON_ONCE((q->n_backoff == 0) != list_empty(&q->backoff));
@@ -127,92 +121,37 @@ static inline void kwq_st_unlone_fields(struct kwq_item *it)
 	it->side = NULL;
 }
 
-/* The list a queued record goes on: kwq.ready, or its level's. */
-static inline struct list_head *kwq_st_ready_list(struct kwq *q, const struct kwq_item *it)
-{
-	if (!q->prio)
-		return &q->ready;
-	q->prio->nonempty |= BIT(it->level);
-	return &q->prio->level[it->level];
-}
-
-/* A record left its level's list: keep the bitmap exact. */
-static inline void kwq_st_level_left(struct kwq *q, u32 level)
-{
-	if (list_empty(&q->prio->level[level]))
-		q->prio->nonempty &= ~BIT(level);
-}
-
-/* A queued record leaves its place: give-backs in steps stop going behind it. */
-static inline void kwq_st_forget_place(struct kwq *q, const struct kwq_item *it)
-{
-	struct kwq_give_back *gb;
-
-	list_for_each_entry(gb, &q->give_backs, node) {
-		if (gb->after == it)
-			gb->after = NULL;
-		if (gb->level_after[it->level] == it)
-			gb->level_after[it->level] = NULL;
-	}
-}
-
 /*
  * fresh (or waiting) -> queued, at the tail or, for a key given back, the
- * head (of its level, on a priority queue).
+ * head (kwq_order_ops.queue).
  */
 static inline void kwq_st_queue(struct kwq *q, struct kwq_item *it, bool at_head)
 {
-	struct list_head *head;
-
 	it->state |= KWQ_ITEM_DIRTY;
-	if (unlikely(q->ten)) {
-		kwq_ten_queue(q, it, at_head);
-	} else {
-		head = kwq_st_ready_list(q, it);
-		if (at_head)
-			list_add(&it->ready, head);
-		else
-			list_add_tail(&it->ready, head);
-	}
+	kwq_order_queue(&q->order, it, at_head);
 	WRITE_ONCE(q->n_queued, q->n_queued + 1);
 	kwq_st_check(q, it);
 }
 
 /*
- * queued -> queued at the tail of level @level of a priority queue: a
- * raise (kwq_prio_add_locked()); the caller sets the new ready time.
+ * queued -> queued at the tail of level @level, ready at @stamp: a raise
+ * of its priority (kwq_add.c).
  */
-static inline void kwq_st_move(struct kwq *q, struct kwq_item *it, u32 level)
+static inline void kwq_st_move(struct kwq *q, struct kwq_item *it, u32 level, u64 stamp)
 {
-	if (unlikely(!list_empty(&q->give_backs)))
-		kwq_st_forget_place(q, it);
-	if (q->ten) {
-		kwq_ten_remove(q, it);
-		it->level = level;
-		kwq_ten_queue(q, it, false);
-		kwq_st_check(q, it);
-		return;
-	}
-	list_del(&it->ready);
-	kwq_st_level_left(q, it->level);
-	it->level = level;
-	list_add_tail(&it->ready, kwq_st_ready_list(q, it));
+	kwq_order_move(&q->order, it, level, stamp);
 	kwq_st_check(q, it);
 }
 
 /*
- * queued (or waiting) -> queued right after @pos, a queued record or
- * kwq.ready itself (the head), or on a priority queue one of its level or
- * that level's list: a key given back in steps, struct kwq_give_back.
- * Not on a tenant queue, whose give-backs all go to the head.
+ * fresh (or waiting) -> queued where give-back @gb puts its next key
+ * (struct kwq_give_back): a key given back in steps.
  */
-static inline void kwq_st_queue_after(struct kwq *q, struct kwq_item *it,
-				      struct list_head *pos)
+static inline void kwq_st_give_back(struct kwq *q, struct kwq_item *it,
+				    struct kwq_give_back *gb)
 {
-	if (q->prio)
-		q->prio->nonempty |= BIT(it->level);
 	it->state |= KWQ_ITEM_DIRTY;
-	list_add(&it->ready, pos);
+	kwq_order_give_back(&q->order, it, gb);
 	WRITE_ONCE(q->n_queued, q->n_queued + 1);
 	kwq_st_check(q, it);
 }
@@ -249,28 +188,13 @@ static inline struct kwq_item *kwq_busy_oldest(const struct kwq *q)
  * kwq.unleased), with the queue's next ticket, stamped @stamp (kept in
  * kwq.busy_stamps). Tickets grow with every take, so each list is in
  * ticket order and a list joins kwq.busy only when this is its first
- * item. Only a take makes a record leave kwq.ready, always from the head
- * (a priority queue's raise moves one between levels, kwq_st_move()):
- * a give-back in steps whose last key this is goes on at the head (the
- * few of kwq.give_backs, usually none). On a tenant queue the key's flow,
- * if it has keys left, goes to the end of its level's rotation.
+ * item. Only a take makes a record leave the order, the key
+ * kwq_order_next() named (a raise moves one within it, kwq_st_move()).
  */
 static __always_inline void kwq_st_take(struct kwq *q, struct kwq_item *it, u64 stamp,
 					struct kwq_busy *b)
 {
-	struct kwq_flow *f;
-
-	if (unlikely(!list_empty(&q->give_backs)))
-		kwq_st_forget_place(q, it);
-	if (unlikely(q->ten)) {
-		f = kwq_ten_remove(q, it);
-		if (f)
-			list_move_tail(&f->rr, &q->ten->rr[it->level]);
-	} else {
-		list_del(&it->ready);
-		if (q->prio)
-			kwq_st_level_left(q, it->level);
-	}
+	kwq_order_take(&q->order, it);
 	WRITE_ONCE(q->n_queued, q->n_queued - 1);
 	it->state = (it->state & ~KWQ_ITEM_DIRTY) | KWQ_ITEM_PROCESSING;
 	/* A key that also waits has its side already. */

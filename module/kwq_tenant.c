@@ -1,42 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kwq tenants: the flows of a tenant queue (kwq_tenant.h). Called only
- * from the transitions of kwq_state.h, kwq.lock held; nothing here
- * allocates or fails. Documentation/kwq-tenants.rst has the rules and
- * the bound.
+ * The order of a tenant queue (kwq_order.h, Documentation/kwq-tenants.rst
+ * has the rules and the bound). A key's tenant is a prefix of it (the
+ * bytes before its depth-th '/', kwq_tenant_len()). Each (tenant, level)
+ * with queued keys is a flow (struct kwq_flow): the FIFO of those keys.
+ * Each level keeps its flows in a rotation; a get from a level takes the
+ * first key of its first flow and moves that flow to the end. A key given
+ * back goes to the head of its flow and its flow to the head of the
+ * rotation. Without priorities there is one level, 0; with them, the rank
+ * (kwq_rank()) of each level's next key picks the level.
+ *
+ * A flow is no allocation: it lives in the record of its first key and
+ * moves to the next one's, in O(1), when that key leaves, so queueing a
+ * key cannot fail in any context. Flows are found by tenant in an rbtree
+ * (O(log flows) to queue a key); taking or removing a key is O(1).
  */
 
+#include <linux/bitops.h>
+#include <linux/bug.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "kwq_core.h"
-#include "kwq_payload.h"
 #include "kwq_tenant.h"
 
 /**
- * kwq_ten_new() - the rotations of a new tenant queue
- * @depth: struct kwq_attr.tenant_depth, 1 to KWQ_TENANT_DEPTH_MAX.
- * @gfp: allocation flags (the queue's accounting).
+ * struct kwq_tenants - the ready keys of a tenant queue
+ * @flows: every flow, by (level, tenant bytes).
+ * @rr: each level's rotation of flows (kwq_flow.rr): a get takes from
+ *	the first.
+ * @nonempty: bit L is set exactly when @rr[L] has flows.
+ * @depth: the tenant rule, 1 to KWQ_TENANT_DEPTH_MAX; constant.
+ * @skip: where a record's flow is, kwq_order_attr.rec_skip; constant.
  *
- * Return: the rotations, NULL if out of memory.
+ * kwq_order.data; under kwq.lock.
  */
-struct kwq_tenants *kwq_ten_new(u32 depth, gfp_t gfp)
+struct kwq_tenants {
+	struct rb_root flows;
+	struct list_head rr[KWQ_PRIO_LEVELS];
+	u32 nonempty;
+	u32 depth;
+	u32 skip;
+};
+
+static int kwq_ten_init(struct kwq_order *o, const struct kwq_order_attr *a, gfp_t gfp)
 {
 	struct kwq_tenants *t = kzalloc(sizeof(*t), gfp);
 	u32 l;
 
 	if (!t)
-		return NULL;
+		return -ENOMEM;
 	t->flows = RB_ROOT;
 	for (l = 0; l < KWQ_PRIO_LEVELS; l++)
 		INIT_LIST_HEAD(&t->rr[l]);
-	t->depth = depth;
-	return t;
+	t->depth = a->tenant_depth;
+	t->skip = a->rec_skip;
+	o->data = t;
+	return 0;
 }
 
-static inline struct kwq_flow *kwq_ten_slot(const struct kwq *q, struct kwq_item *it)
+static void kwq_ten_release(struct kwq_order *o)
 {
-	return kwq_flow_slot(it, q->acct.rec_kind);
+	kfree(o->data);
+}
+
+/* The key a get from level @l takes: the first of its first flow. */
+static struct kwq_item *kwq_ten_level_next(const struct kwq_tenants *t, u32 l)
+{
+	struct kwq_flow *f = list_first_entry(&t->rr[l], struct kwq_flow, rr);
+
+	return list_first_entry(&f->keys, struct kwq_item, ready);
+}
+
+/*
+ * The queued key a get takes next, or NULL: without priorities the next
+ * of level 0; with them, the least rank among each level's next key, the
+ * higher level on a tie.
+ */
+static struct kwq_item *kwq_ten_next(struct kwq_order *o)
+{
+	const struct kwq_tenants *t = o->data;
+	struct kwq_item *best = NULL, *it;
+	u64 best_rank = 0, rank;
+	u32 bits = t->nonempty;
+	u32 l;
+
+	if (!o->aging_ns)
+		return bits ? kwq_ten_level_next(t, 0) : NULL;
+	while (bits) {
+		l = __fls(bits);
+		bits &= ~BIT(l);
+		it = kwq_ten_level_next(t, l);
+		rank = kwq_rank(o->aging_ns, it->stamp, l);
+		if (!best || rank < best_rank) {
+			best = it;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+static inline struct kwq_flow *kwq_ten_slot(const struct kwq_tenants *t, struct kwq_item *it)
+{
+	return kwq_ten_flow(it, t->skip);
 }
 
 /* Order of flows: by level, then tenant bytes, then tenant length. */
@@ -94,10 +159,10 @@ static void kwq_flow_move(struct kwq_tenants *t, struct kwq_flow *from, struct k
  * level's rotation. A tenant with no flow there gets one, in @it's record,
  * at the end of the rotation (or the head).
  */
-void kwq_ten_queue(struct kwq *q, struct kwq_item *it, bool at_head)
+static void kwq_ten_queue(struct kwq_order *o, struct kwq_item *it, bool at_head)
 {
-	struct kwq_tenants *t = q->ten;
-	struct kwq_flow *mine = kwq_ten_slot(q, it), *f;
+	struct kwq_tenants *t = o->data;
+	struct kwq_flow *mine = kwq_ten_slot(t, it), *f;
 	u32 tlen = kwq_tenant_len(it->key, it->len, t->depth);
 	struct rb_node **link, *parent;
 
@@ -130,10 +195,9 @@ void kwq_ten_queue(struct kwq *q, struct kwq_item *it, bool at_head)
  * key and others remain (now in the next one's record), else NULL: the
  * flow is gone, or @it was not its first and the flow did not change.
  */
-struct kwq_flow *kwq_ten_remove(struct kwq *q, struct kwq_item *it)
+static struct kwq_flow *kwq_ten_unlink(struct kwq_tenants *t, struct kwq_item *it)
 {
-	struct kwq_tenants *t = q->ten;
-	struct kwq_flow *mine = kwq_ten_slot(q, it), *next;
+	struct kwq_flow *mine = kwq_ten_slot(t, it), *next;
 	u32 level;
 
 	if (RB_EMPTY_NODE(&mine->node)) {
@@ -150,8 +214,57 @@ struct kwq_flow *kwq_ten_remove(struct kwq *q, struct kwq_item *it)
 			t->nonempty &= ~BIT(level);
 		return NULL;
 	}
-	next = kwq_ten_slot(q, list_next_entry(it, ready));
+	next = kwq_ten_slot(t, list_next_entry(it, ready));
 	list_del(&it->ready);
 	kwq_flow_move(t, mine, next);
 	return next;
 }
+
+/* A get: the key's flow, if it has keys left, goes to the end of its level's rotation. */
+static void kwq_ten_take(struct kwq_order *o, struct kwq_item *it)
+{
+	struct kwq_tenants *t = o->data;
+	struct kwq_flow *f = kwq_ten_unlink(t, it);
+
+	if (f)
+		list_move_tail(&f->rr, &t->rr[it->level]);
+}
+
+static void kwq_ten_remove(struct kwq_order *o, struct kwq_item *it)
+{
+	kwq_ten_unlink(o->data, it);
+}
+
+/* Every key given back goes to the head of its flow, its flow first. */
+static void kwq_ten_give_back(struct kwq_order *o, struct kwq_item *it,
+			      struct kwq_give_back *gb)
+{
+	kwq_ten_queue(o, it, true);
+}
+
+static bool kwq_ten_empty(const struct kwq_order *o)
+{
+	const struct kwq_tenants *t = o->data;
+
+	return !t->nonempty;
+}
+
+static void kwq_ten_check(const struct kwq_order *o, const struct kwq_item *it)
+{
+	const struct kwq_tenants *t = o->data;
+
+	WARN_ON_ONCE(!!(t->nonempty & BIT(it->level)) == list_empty(&t->rr[it->level]));
+}
+
+const struct kwq_order_ops kwq_ten_ops = {
+	.init			= kwq_ten_init,
+	.release		= kwq_ten_release,
+	.next			= kwq_ten_next,
+	.queue			= kwq_ten_queue,
+	.give_back		= kwq_ten_give_back,
+	.take			= kwq_ten_take,
+	.remove			= kwq_ten_remove,
+	.empty			= kwq_ten_empty,
+	.check			= kwq_ten_check,
+	.gives_back_at_head	= true,
+};

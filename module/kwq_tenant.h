@@ -1,48 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The ready keys of a tenant queue (KWQ_CREATE_TENANT,
- * Documentation/kwq-tenants.rst). A key's tenant is a prefix of it (the
- * bytes before its depth-th '/', kwq_tenant_len()). Each (tenant, level)
- * with queued keys is a flow (struct kwq_flow): the FIFO of those keys.
- * Each level keeps its flows in a rotation; a get from a level takes the
- * first key of its first flow and moves that flow to the end. A key given
- * back goes to the head of its flow and its flow to the head of the
- * rotation. Without KWQ_CREATE_PRIORITY there is one level, 0; with it,
- * kwq_prio_rank() of each level's next key picks the level.
- *
- * A flow is no allocation: it lives in the record of its first key and
- * moves to the next one's, in O(1), when that key leaves, so queueing a
- * key cannot fail in any context. Flows are found by tenant in an rbtree
- * (O(log flows) to queue a key); taking or removing a key is O(1).
- * Plain queues have no struct kwq_tenants (kwq.ten is NULL).
+ * The order of a tenant queue (KWQ_CREATE_TENANT, with or without
+ * priorities): kwq_tenant.c. What else needs to know of it: the tenant
+ * rule, and the flow each of the queue's records carries past its key
+ * (and its payload pointer): the record layout (kwq_payload.h) sizes it,
+ * a new record clears it (kwq_ten_rec_init()).
  */
 #ifndef _KWQ_TENANT_H
 #define _KWQ_TENANT_H
 
+#include <linux/align.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
 
 #include "kwq_item.h"
-#include "kwq_priority.h"
+#include "kwq_order.h"
 
 /**
- * struct kwq_tenants - the ready keys of a tenant queue
- * @flows: every flow, by (level, tenant bytes).
- * @rr: each level's rotation of flows (kwq_flow.rr): a get takes from
- *	the first.
- * @nonempty: bit L is set exactly when @rr[L] has flows.
- * @depth: the tenant rule, 1 to KWQ_TENANT_DEPTH_MAX; constant.
+ * struct kwq_flow - one tenant's queued keys at one level
+ * @node: in kwq_tenants.flows, by (@level, tenant bytes); RB_EMPTY_NODE
+ *	in every record but the first of a flow's keys.
+ * @rr: in kwq_tenants.rr[@level], the level's rotation.
+ * @keys: the flow's queued keys, FIFO, linked through kwq_item.ready.
+ * @tlen: length of the tenant: the first @tlen bytes of each key.
+ * @level: the keys' kwq_item.level.
  *
- * Protected by kwq.lock, like kwq.ready, which a tenant queue leaves
- * empty (and so the levels of its kwq_prio). Only the transitions of
- * kwq_state.h change it.
+ * Lives in the record of the first of @keys and moves to the next when
+ * that one leaves: a flow is never allocated. Under kwq.lock.
  */
-struct kwq_tenants {
-	struct rb_root flows;
-	struct list_head rr[KWQ_PRIO_LEVELS];
-	u32 nonempty;
-	u32 depth;
+struct kwq_flow {
+	struct rb_node node;
+	struct list_head rr;
+	struct list_head keys;
+	u32 tlen;
+	u32 level;
 };
 
 /*
@@ -62,45 +54,18 @@ static inline u32 kwq_tenant_len(const u8 *key, u32 len, u32 depth)
 	return end;
 }
 
-/* The key a get from level @l takes: the first of its first flow. */
-static inline struct kwq_item *kwq_ten_level_next(const struct kwq_tenants *t, u32 l)
+/* The flow in a record, @skip bytes past its key (kwq_order_attr.rec_skip). */
+static inline struct kwq_flow *kwq_ten_flow(struct kwq_item *it, u32 skip)
 {
-	struct kwq_flow *f = list_first_entry(&t->rr[l], struct kwq_flow, rr);
-
-	return list_first_entry(&f->keys, struct kwq_item, ready);
+	return (struct kwq_flow *)(it->key + ALIGN((u32)it->len, sizeof(void *)) + skip);
 }
 
-/*
- * The queued key a get takes next, or NULL: without priorities the next
- * of level 0; with them (@p), as kwq_prio_next() with each level's next
- * key in place of its first.
- */
-static inline struct kwq_item *kwq_ten_next(const struct kwq_tenants *t,
-					    const struct kwq_prio *p)
+/* A new record of a tenant queue: its flow slot holds no flow. */
+static inline void kwq_ten_rec_init(struct kwq_item *it, u32 skip)
 {
-	struct kwq_item *best = NULL, *it;
-	u64 best_rank = 0, rank;
-	u32 bits = t->nonempty;
-	u32 l;
-
-	if (!p)
-		return bits ? kwq_ten_level_next(t, 0) : NULL;
-	while (bits) {
-		l = __fls(bits);
-		bits &= ~BIT(l);
-		it = kwq_ten_level_next(t, l);
-		rank = kwq_prio_rank(p, it->stamp, l);
-		if (!best || rank < best_rank) {
-			best = it;
-			best_rank = rank;
-		}
-	}
-	return best;
+	RB_CLEAR_NODE(&kwq_ten_flow(it, skip)->node);
 }
 
-struct kwq;
-struct kwq_tenants *kwq_ten_new(u32 depth, gfp_t gfp);
-void kwq_ten_queue(struct kwq *q, struct kwq_item *it, bool at_head);
-struct kwq_flow *kwq_ten_remove(struct kwq *q, struct kwq_item *it);
+extern const struct kwq_order_ops kwq_ten_ops;
 
 #endif /* _KWQ_TENANT_H */

@@ -603,56 +603,24 @@ void kwq_give_back_locked(struct kwq *q, struct kwq_item *it)
 /* Start a give-back in steps: its first key goes to the head. */
 void kwq_give_back_begin_locked(struct kwq *q, struct kwq_give_back *gb)
 {
-	gb->after = NULL;
-	memset(gb->level_after, 0, sizeof(gb->level_after));
-	list_add(&gb->node, &q->give_backs);
+	kwq_order_give_back_begin(&q->order, gb);
 }
 
 void kwq_give_back_end_locked(struct kwq *q, struct kwq_give_back *gb)
 {
-	list_del_init(&gb->node);
-	gb->after = NULL;
-}
-
-/*
- * A priority queue's kwq_give_back_at_locked(): behind the key of its
- * level @gb gave back last, with that key's ready time, or at the head
- * of its level, no later than the key it goes before: each level stays in
- * ready-time order (kwq_priority.h).
- */
-static void kwq_give_back_level_locked(struct kwq *q, struct kwq_item *it,
-				       struct kwq_give_back *gb)
-{
-	struct kwq_item *prev = gb->level_after[it->level];
-
-	if (prev) {
-		it->stamp = prev->stamp;
-		kwq_st_queue_after(q, it, &prev->ready);
-	} else {
-		kwq_prio_head_stamp(q, it);
-		kwq_st_queue_after(q, it, &q->prio->level[it->level]);
-	}
-	gb->level_after[it->level] = it;
+	kwq_order_give_back_end(gb);
 }
 
 /*
  * Put a processing key back, unprocessed, right behind the key @gb gave
- * back last if that one is still queued, else at the head. On a tenant
- * queue every key goes to the head of its flow, its flow first in the
- * rotation (kwq_lease_end() gives its keys back newest first).
+ * back last if that one is still queued, else at the head (of its level;
+ * on a tenant queue every key goes to the head of its flow, its flow
+ * first in the rotation, and kwq_lease_end() gives its keys back newest
+ * first: kwq_order_ops.gives_back_at_head).
  */
 void kwq_give_back_at_locked(struct kwq *q, struct kwq_item *it, struct kwq_give_back *gb)
 {
 	kwq_end_processing_locked(q, it);
 	it->stamp = kwq_stamp_now(q);
-	if (q->ten) {
-		kwq_st_queue(q, it, true);
-		return;
-	}
-	if (q->prio) {
-		kwq_give_back_level_locked(q, it, gb);
-		return;
-	}
-	kwq_st_queue_after(q, it, gb->after ? &gb->after->ready : &q->ready);
-	gb->after = it;
+	kwq_st_give_back(q, it, gb);
 }

@@ -13,7 +13,8 @@
 # the instructions run from the deadline to the consumer's clock read, in
 # virtual µs (1,000 instructions each); hot64i (hot64's 1,000 hot keys
 # with one producer adding 64-key batches and one consumer, in
-# instructions per add) too. Prints a table of
+# instructions per add) too, and kernelprio (kernel's cycle on a
+# priority queue, its adds at all 16 priorities in turn). Prints a table of
 # instructions per call or key, one column per version, and writes
 # build/ab/table.txt. The two rounds agree to a few instructions; a
 # difference larger than that is the change's. --perf "ARGS[;ARGS...]"
