@@ -80,7 +80,7 @@ static void test_refused(void)
 		{ KWQ_CREATE_TENANT, 255, 0, "depth 255" },
 		{ 0, 1, 0, "a depth without KWQ_CREATE_TENANT" },
 		{ KWQ_CREATE_TENANT, 1, 1, "nonzero pad3" },
-		{ 1U << 3, 0, 0, "the next unknown create flag" },
+		{ KWQ_CREATE_MANUAL_CLOCK << 1, 0, 0, "the next unknown create flag" },
 	};
 	struct kwq_ioc_create c;
 	unsigned int i;
