@@ -10,8 +10,8 @@
  * 512, 513, huge; NULL, unmapped, read-only, misaligned and page-straddling
  * pointers; random flags, pad and reserved bits; past, zero and infinite
  * deadlines; batches of 0, 1, 1024 and 1025 entries with bad entries in
- * them; random limiter descriptors), random ioctl numbers, close and
- * reopen. The main thread interrupts blocking calls with signals, forks
+ * them; random limiter descriptors; clock steps; KWQ_IOC_SCOPE_LIMITS only
+ * to read), random ioctl numbers, close and reopen. The main thread interrupts blocking calls with signals, forks
  * consumers that take leased keys and are SIGKILLed, and forks unprivileged
  * children that probe the access checks.
  *
@@ -55,6 +55,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -169,6 +170,9 @@ enum fail_kind { F_ERRNO, F_STATS, F_KEY, F_LEASE, F_PRIV, F_CLEANUP, F_FD, F_NK
 static unsigned long fails[F_NKINDS];
 static unsigned long nreports;
 
+/* The inode number of the fuzzer's IPC namespace (KWQ_IOC_DESTROY_IN). */
+static uint32_t own_ipc_inum;
+
 static unsigned long long n_snapshots, n_lease_children, n_lease_keys, n_priv_children;
 static unsigned long long n_gets_checked;
 
@@ -177,7 +181,7 @@ static unsigned long long n_gets_checked;
 static const int errlist[] = {
 	EFAULT, EINVAL, EBUSY, EEXIST, ENOSPC, ENOMEM, ENOENT, EACCES, EPERM,
 	EBADFD, EBADF, ESHUTDOWN, EIDRM, EAGAIN, ETIMEDOUT, EINTR, EMSGSIZE,
-	ECANCELED, ENOTTY,
+	ECANCELED, ENOTTY, EOPNOTSUPP, EOVERFLOW,
 };
 
 static uint32_t ebit(int e)
@@ -196,7 +200,8 @@ enum cmd_id {
 	C_VERSION, C_CREATE, C_OPEN, C_DESTROY, C_LIST, C_ADD, C_GET, C_DONE,
 	C_ADD_AFTER, C_CANCEL, C_ADD_BATCH, C_GET_BATCH, C_DONE_BATCH,
 	C_ADD_RL, C_FORGET, C_NUM_REQUEUES, C_SHUTDOWN, C_DRAIN, C_STATS,
-	C_ADD_EX, C_DONE_GET, C_UNKNOWN, C_NCMDS
+	C_ADD_EX, C_DONE_GET, C_SCOPE_LIMITS, C_LIST_ALL, C_DESTROY_IN,
+	C_CLOCK_STEP, C_UNKNOWN, C_NCMDS
 };
 
 struct cmd_info {
@@ -228,6 +233,10 @@ static struct cmd_info cmds[C_NCMDS] = {
 	[C_STATS] = { KWQ_IOC_STATS, "STATS" },
 	[C_ADD_EX] = { KWQ_IOC_ADD_EX, "ADD_EX" },
 	[C_DONE_GET] = { KWQ_IOC_DONE_GET, "DONE_GET" },
+	[C_SCOPE_LIMITS] = { KWQ_IOC_SCOPE_LIMITS, "SCOPE_LIMITS" },
+	[C_LIST_ALL] = { KWQ_IOC_LIST_ALL, "LIST_ALL" },
+	[C_DESTROY_IN] = { KWQ_IOC_DESTROY_IN, "DESTROY_IN" },
+	[C_CLOCK_STEP] = { KWQ_IOC_CLOCK_STEP, "CLOCK_STEP" },
 	[C_UNKNOWN] = { 0, "unknown-cmd" },
 };
 
@@ -265,6 +274,12 @@ static void init_allowed(void)
 	cmds[C_DRAIN].allowed = q | E(EPERM) | E(EFAULT) | E(EINVAL) | E(ETIMEDOUT) |
 				E(EINTR) | E(EIDRM) | E(ECANCELED);
 	cmds[C_STATS].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL);
+	/* The fuzzer reads its scope's limit, never sets it (see op_scope_limits). */
+	cmds[C_SCOPE_LIMITS].allowed = E(EFAULT) | E(EINVAL) | E(ENOMEM);
+	cmds[C_LIST_ALL].allowed = E(EFAULT) | E(EINVAL) | E(ENOMEM) | E(EPERM);
+	cmds[C_DESTROY_IN].allowed = E(EFAULT) | E(EINVAL) | E(ENOENT) | E(EPERM);
+	cmds[C_CLOCK_STEP].allowed = q | E(EBADF) | E(EFAULT) | E(EINVAL) | E(EOPNOTSUPP) |
+				     E(EOVERFLOW) | E(EIDRM) | E(EPERM);
 	cmds[C_UNKNOWN].allowed = E(ENOTTY);
 }
 
@@ -601,6 +616,9 @@ static int attach_by_name(struct worker *w, int fd, const char *name, bool may_c
 	memset(&c, 0, sizeof(c));
 	snprintf((char *)c.name, sizeof(c.name), "%s", name);
 	c.mode = 0666;
+	/* The last name is a queue on a manual clock, for KWQ_IOC_CLOCK_STEP. */
+	if (!strcmp(name, qnames[NQNAMES - 1]))
+		c.flags = KWQ_CREATE_MANUAL_CLOCK;
 	return fz_ioctl(w, fd, C_CREATE, KWQ_IOC_CREATE, &c, name);
 }
 
@@ -949,6 +967,9 @@ static void op_create(struct worker *w, struct slot *s)
 	/* Tenant queues, their depth (0 to 3; 3 is refused), and a depth without one. */
 	if (chance(r, 40))
 		c.flags |= KWQ_CREATE_TENANT;
+	/* Queues on a manual clock, which KWQ_IOC_CLOCK_STEP moves. */
+	if (chance(r, 10))
+		c.flags |= KWQ_CREATE_MANUAL_CLOCK;
 	if (chance(r, 50))
 		c.tenant_depth = chance(r, 90) ? (uint8_t)below(r, 4) : (uint8_t)rnd(r);
 	if (chance(r, 3))
@@ -1503,6 +1524,101 @@ static void op_stats(struct worker *w, struct slot *s)
 		 what);
 }
 
+/*
+ * KWQ_IOC_SCOPE_LIMITS, reading only: a limit set here would outlive the
+ * run and refuse the creates of the tests after it.
+ */
+static void op_scope_limits(struct worker *w, int fd)
+{
+	struct rng *r = &w->r;
+	struct kwq_ioc_scope_limits l;
+	enum pmode m = pick_pmode(r, 20);
+
+	memset(&l, 0, sizeof(l));
+	l.flags = mutate32(r, 0, 5) & ~KWQ_SCOPE_LIMITS_SET;
+	l.queues_max = (uint32_t)rnd(r);	/* in only with the flag: ignored */
+	l.queues = mutate32(r, 0, 3);
+	l.ceiling = mutate32(r, 0, 3);
+	mutate_reserved(r, l.reserved, ARRAY_SIZE(l.reserved), 3);
+	fz_ioctl(w, fd, C_SCOPE_LIMITS, KWQ_IOC_SCOPE_LIMITS, place_arg(w, &l, sizeof(l), m),
+		 "read");
+}
+
+/* KWQ_IOC_LIST_ALL, as op_list: the entries land in the RW pages or astray. */
+static void op_list_all(struct worker *w, int fd)
+{
+	struct rng *r = &w->r;
+	static const uint64_t caps[] = { 0, 1, 2, 8, 32, 257, ~0U };
+	struct kwq_ioc_list_all l;
+	enum pmode m = pick_pmode(r, 20);
+	enum pmode nm = pick_pmode(r, 25);
+
+	memset(&l, 0, sizeof(l));
+	l.capacity = (uint32_t)PICK(r, caps);
+	if (nm == P_OK || nm == P_MISALIGNED) {
+		l.info_ptr = (uintptr_t)(w->rw + pagesz + (nm == P_MISALIGNED));
+		if (l.capacity > 32)
+			l.info_ptr = (uintptr_t)(w->guard - 32 * sizeof(struct kwq_queue_info));
+	} else if (nm == P_STRADDLE) {
+		l.info_ptr = (uintptr_t)(w->guard - below(r, 200));
+	} else if (nm == P_RO) {
+		l.info_ptr = (uintptr_t)w->ro;
+	} else {
+		l.info_ptr = (uintptr_t)bad_ptr(w, nm);
+	}
+	l.count = (uint32_t)rnd(r);	/* out only */
+	l.flags = mutate32(r, 0, 5);
+	l.pad = mutate32(r, 0, 3);
+	mutate_reserved(r, l.reserved, ARRAY_SIZE(l.reserved), 3);
+	fz_ioctl(w, fd, C_LIST_ALL, KWQ_IOC_LIST_ALL, place_arg(w, &l, sizeof(l), m),
+		 pmode_name[nm]);
+}
+
+/*
+ * KWQ_IOC_DESTROY_IN of the fuzzer's own names (or bad ones), in its own
+ * IPC namespace or the kernel scope, which hold none of its queues.
+ */
+static void op_destroy_in(struct worker *w, int fd)
+{
+	struct rng *r = &w->r;
+	struct kwq_ioc_destroy_in d;
+	enum pmode m = pick_pmode(r, 20);
+	const char *what;
+
+	memset(&d, 0, sizeof(d));
+	what = pick_name(r, d.name);
+	if (chance(r, 20)) {
+		d.flags = KWQ_SCOPE_KERNEL;
+	} else {
+		d.ipc_inum = own_ipc_inum;
+		if (chance(r, 10))
+			d.ipc_inum = (uint32_t)rnd(r);
+	}
+	d.flags = mutate32(r, d.flags, 5);
+	d.pad = mutate32(r, 0, 3);
+	d.pad2 = mutate32(r, 0, 3);
+	mutate_reserved(r, d.reserved, ARRAY_SIZE(d.reserved), 3);
+	fz_ioctl(w, fd, C_DESTROY_IN, KWQ_IOC_DESTROY_IN, place_arg(w, &d, sizeof(d), m), what);
+}
+
+/* KWQ_IOC_CLOCK_STEP: most queues here have no manual clock (-EOPNOTSUPP). */
+static void op_clock_step(struct worker *w, struct slot *s)
+{
+	struct rng *r = &w->r;
+	static const uint64_t steps[] = { 0, 1, 1000, 1000000, 1000000000, ~0ULL,
+					  INT64_MAX, 1ULL << 63, KWQ_CLOCK_MAX_NS };
+	struct kwq_ioc_clock_step c;
+	enum pmode m = pick_pmode(r, 20);
+
+	memset(&c, 0, sizeof(c));
+	c.step_ns = chance(r, 80) ? (int64_t)below(r, 20000000) : (int64_t)PICK(r, steps);
+	c.now_ns = mutate32(r, 0, 3);
+	c.flags = mutate32(r, 0, 5);
+	c.pending = mutate32(r, 0, 3);
+	mutate_reserved(r, c.reserved, ARRAY_SIZE(c.reserved), 3);
+	fz_ioctl(w, s->fd, C_CLOCK_STEP, KWQ_IOC_CLOCK_STEP, place_arg(w, &c, sizeof(c), m), "");
+}
+
 /* An ioctl number the device does not know: must be -ENOTTY, always. */
 static void op_unknown(struct worker *w, int fd)
 {
@@ -1599,8 +1715,16 @@ static void one_op(struct worker *w)
 		op_version(w, s->fd);
 	else if (dice < 60)
 		op_list(w, s->fd);
-	else if (dice < 100)
+	else if (dice < 92)
 		op_unknown(w, s->fd);
+	else if (dice < 94)
+		op_scope_limits(w, s->fd);
+	else if (dice < 96)
+		op_list_all(w, s->fd);
+	else if (dice < 97)
+		op_destroy_in(w, s->fd);
+	else if (dice < 100)
+		op_clock_step(w, s);
 	else if (dice < 130)
 		op_stats(w, s);
 	else if (dice < 180)
@@ -2266,6 +2390,12 @@ int main(int argc, char **argv)
 	       nthreads, seed);
 
 	pagesz = sysconf(_SC_PAGESIZE);
+	{
+		struct stat ns;
+
+		if (!stat("/proc/self/ns/ipc", &ns))
+			own_ipc_inum = (uint32_t)ns.st_ino;
+	}
 	init_allowed();
 	mr.s = seed;
 	init_pool(&mr);
