@@ -18,17 +18,19 @@ a definition in a .c file that is not static.
 The report: the call loops (strongly connected components), each with
 its edges and the calls that make them (file:line caller() -> callee()),
 the fewest edges whose removal breaks the loop (exact over all orders of
-the loop's files when it has at most 16, else greedy) and the order of
-its files that leaves only those edges going up; then the layers of the
-whole graph, a loop counting as one node, top (calls most) to bottom.
+the loop's files when it has at most 16, else greedy with a local
+search) and the order of its files that leaves only those edges going
+up; then the layers of the whole graph, a loop counting as one node, top
+(calls most) to bottom. --pairs reads x.c and x.h as one node x.[ch] (a
+concept), for reading only.
 
---pairs reads x.c and x.h as one node x.[ch] (a
-concept), for reading only. --edges prints every file edge with its calls. --loops prints every edge inside a loop, one `A -> B` a line: the format
-of scripts/layers.baseline. --check BASELINE fails (exit 1) when a loop
-edge is not in BASELINE (a new call loop) or a BASELINE edge is no loop
-edge any more (a loop was cut: take the line out, the baseline only
-shrinks), and when the parse found no function in some .c file or a file
-whose braces do not balance, so the check cannot pass on a broken parse.
+--edges prints every file edge with its calls. --loops prints every edge
+inside a loop, one `A -> B` a line: the format of scripts/layers.baseline.
+--check BASELINE fails (exit 1) when a loop edge is not in BASELINE (a
+new call loop) or a BASELINE edge is no loop edge any more (a loop was
+cut: take the line out, the baseline only shrinks), and when the parse
+found no function in some .c file or a file whose braces do not balance,
+so the check cannot pass on a broken parse.
 
 What it does not see: calls through function pointers (ops tables,
 callbacks: --refs lists where a function of another file is named
@@ -61,8 +63,7 @@ EXACT_LIMIT = 16
 
 def strip(text):
     """Comments, strings and character literals become spaces (newlines
-    kept); preprocessor lines (with their continuations) too, after the
-    tracepoint names are taken from them."""
+    kept); preprocessor lines (with their continuations) become empty."""
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -90,15 +91,13 @@ def strip(text):
     text = "".join(out)
     lines = text.split("\n")
     cont = False
-    pre = []
     for k, line in enumerate(lines):
         if cont or line.lstrip().startswith("#"):
-            pre.append((k + 1, line))
             cont = line.rstrip().endswith("\\")
             lines[k] = ""
         else:
             cont = False
-    return "\n".join(lines), pre
+    return "\n".join(lines)
 
 
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|->|\S")
@@ -126,12 +125,8 @@ class Source:
         with open(path, encoding="utf-8") as f:
             raw = f.read()
         self.includes = re.findall(r'^\s*#\s*include\s+"([^"]+)"', raw, re.M)
-        text, pre = strip(raw)
-        for line, src in pre:
-            m = re.search(r"\b(?:DEFINE_EVENT\s*\(\s*\w+\s*,|TRACE_EVENT\s*\()\s*(\w+)", src)
-            if m:
-                self.defs["trace_" + m.group(1)] = (line, False)
-        # Tracepoints span lines: read the stripped text for them too.
+        text = strip(raw)
+        # Tracepoints: DEFINE_EVENT(class, NAME, ...), TRACE_EVENT(NAME, ...).
         for m in re.finditer(r"\b(?:DEFINE_EVENT\s*\(\s*\w+\s*,|TRACE_EVENT\s*\()\s*(\w+)",
                              text):
             self.defs.setdefault("trace_" + m.group(1),
@@ -291,6 +286,26 @@ def sccs(nodes, succ):
     return out
 
 
+def sift(order, w):
+    """Move single nodes to their best place while that lowers the weight
+    of the edges going up (a local search after the greedy order)."""
+    def cost(o):
+        pos = {v: i for i, v in enumerate(o)}
+        return sum(c for (a, b), c in w.items() if pos[b] < pos[a])
+    best = cost(order)
+    better = True
+    while better:
+        better = False
+        for v in list(order):
+            rest = [u for u in order if u != v]
+            for i in range(len(order)):
+                o = rest[:i] + [v] + rest[i:]
+                c = cost(o)
+                if c < best:
+                    order, best, better = o, c, True
+    return order
+
+
 def order_loop(comp, edges):
     """An order of comp's files, top first, with the fewest edges going up
     (callee before caller), ties broken by fewer call sites; the edges
@@ -351,7 +366,7 @@ def order_loop(comp, edges):
                         - sum(w.get((u, v), 0) for u in left))
                 top.append(v)
                 left.discard(v)
-        order = top + bottom[::-1]
+        order = sift(top + bottom[::-1], w)
     files = [comp[v] for v in order]
     pos = {f: i for i, f in enumerate(files)}
     up = sorted((a, b) for (a, b) in edges if a in pos and b in pos and pos[b] < pos[a])
@@ -393,7 +408,7 @@ def loop_edges(edges, loops):
                   if a in member and member.get(b) == member[a])
 
 
-def layers(files, edges, comps):
+def layers(edges, comps):
     """Longest path to the bottom in the graph of components."""
     comp_of = {f: i for i, c in enumerate(comps) for f in c}
     down = {}
@@ -443,7 +458,7 @@ def report(files, edges, ref_sites, problems, comps, loops, args):
                 out.append(f"      {a}:{line} {caller}() -> {callee}()")
             if len(shown) < len(sites):
                 out.append(f"      ... {len(sites) - len(shown)} more")
-    level, comp_of = layers(files, edges, comps)
+    level, _ = layers(edges, comps)
     out.append("")
     out.append("layers, top first (a file calls only files of lower layers; "
                "[loop N] is one node):")
@@ -466,6 +481,8 @@ def report(files, edges, ref_sites, problems, comps, loops, args):
 
 def read_baseline(path):
     edges = set()
+    if not os.path.isfile(path):
+        raise SystemExit(f"{path}: no such baseline (an empty one says: no loop)")
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.split("#", 1)[0].strip()
