@@ -4,6 +4,7 @@
 
     scripts/layers.py [--dir DIR] [--refs] [--pairs] [--sites N]
     scripts/layers.py [--dir DIR] [--refs] --edges
+    scripts/layers.py [--dir DIR] [--refs] [--pairs] --order FILE,FILE,...
     scripts/layers.py [--dir DIR] --loops
     scripts/layers.py [--dir DIR] --check BASELINE
 
@@ -24,8 +25,10 @@ up; then the layers of the whole graph, a loop counting as one node, top
 (calls most) to bottom. --pairs reads x.c and x.h as one node x.[ch] (a
 concept), for reading only.
 
---edges prints every file edge with its calls. --loops prints every edge
-inside a loop, one `A -> B` a line: the format of scripts/layers.baseline.
+--edges prints every file edge with its calls. --order lists the calls
+that go up in a proposed order of files (top first). --loops prints
+every edge inside a loop, one `A -> B` a line: the format of
+scripts/layers.baseline.
 --check BASELINE fails (exit 1) when a loop edge is not in BASELINE (a
 new call loop) or a BASELINE edge is no loop edge any more (a loop was
 cut: take the line out, the baseline only shrinks), and when the parse
@@ -533,6 +536,9 @@ def main():
     mode.add_argument("--edges", action="store_true",
                       help="print every file edge and its calls, file:line caller() -> callee()")
     mode.add_argument("--check", metavar="BASELINE")
+    mode.add_argument("--order", metavar="FILE,FILE,...",
+                      help="the calls that go up in this order of files, top first "
+                      "(edges between files it does not list are not counted)")
     args = ap.parse_args()
     files = load(args.dir)
     if args.pairs and (args.check or args.loops):
@@ -547,6 +553,19 @@ def main():
             print(f"{a} -> {b} ({len(sites)} calls)")
             for line, caller, callee in sites:
                 print(f"    {a}:{line} {caller}() -> {callee}()")
+        return 0
+    if args.order:
+        order = [f.strip() for f in args.order.split(",") if f.strip()]
+        pos = {f: i for i, f in enumerate(order)}
+        unknown = [f for f in order if f not in files and not args.pairs]
+        if unknown:
+            ap.error(f"not in {args.dir}: {' '.join(unknown)}")
+        up = sorted(e for e in edges if e[0] in pos and e[1] in pos and pos[e[1]] < pos[e[0]])
+        print(f"{len(up)} edges, {sum(len(edges[e]) for e in up)} calls go up")
+        for a, b in up:
+            print(f"  {a} -> {b}")
+            for line, caller, callee in edges[(a, b)]:
+                print(f"      {a}:{line} {caller}() -> {callee}()")
         return 0
     if args.check:
         bad = check(files, edges, problems, loops, args.check)
