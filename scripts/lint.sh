@@ -2,7 +2,8 @@
 # Static checks of kwq's sources, printed as TAP (one line per check):
 # checkpatch --strict on every kernel source, a W=1 build with sparse
 # (C=2) and no warning, kernel-doc -v with no warning on every
-# header and exported function, and the userspace build with -Werror.
+# header and exported function, and the userspace build with -Werror;
+# no call loop among module/'s files beyond scripts/layers.baseline.
 # (The branches of module/kwq_compat.h for kernels after 6.12 are built
 # against sid's 7.x headers by make check, with W=1 and sparse.)
 # Usage: scripts/lint.sh [KDIR]   (default: the stock headers)
@@ -195,6 +196,14 @@ for f in files:
 sys.exit(bad)
 EOF
 result $status "no bool behind READ_ONCE()/WRITE_ONCE() (KCSAN reads it as plain)" "$tmp/out"
+
+# Call loops: no file of module/ calls a file that calls it back (a call
+# through a header's inline function counts), beyond the loops that
+# scripts/layers.baseline lists; a line there that is no loop edge any
+# more fails too, so the list only shrinks (scripts/layers.py).
+status=0
+python3 "$top/scripts/layers.py" --check "$top/scripts/layers.baseline" >"$tmp/out" 2>&1 || status=1
+result $status "module/ has no call loop beyond scripts/layers.baseline, which lists only loops" "$tmp/out"
 
 status=0
 (cd "$top" && shellcheck -x scripts/*.sh scripts/guest/*.sh scripts/plant/*.sh bench/*.sh .ci/run) >"$tmp/out" 2>&1 || status=1

@@ -166,6 +166,52 @@ else
 	not_ok "trace-hops: fails on a trace of no kwq run" "exit $rc: $hops"
 fi
 
+# layers.py --check (scripts/lint.sh) on a copy of module/ with today's
+# baseline: green as it is; red on a planted call from the key table (the
+# bottom of the core) up to kwq_put() (the top), which makes a new loop,
+# also when the call is in a header's inline function; green when the
+# call is only in a comment or a string; red on a baseline line that is
+# no loop edge, a loop edge the baseline lacks, and braces that do not
+# balance (a broken parse passes nothing).
+mod=$(mktemp -d)
+layers() { # WANT (0|1) WHAT [PATTERN] -- run on $mod with $mod/baseline
+	local want=$1 what=$2 pattern=${3:-} out rc=0
+	out=$(python3 "$here/layers.py" --dir "$mod" --check "$mod/baseline" 2>&1) || rc=$?
+	if [[ $rc -ne $want ]]; then
+		not_ok "layers: $what: exit $want" "got exit $rc" "${out:0:600}"
+	elif [[ -n $pattern && $out != *"$pattern"* ]]; then
+		not_ok "layers: $what: says '$pattern'" "${out:0:600}"
+	else
+		ok "layers: $what: exit $want"
+	fi
+}
+layers_reset() {
+	rm -f "$mod"/*
+	cp "$here"/../module/*.[ch] "$mod/"
+	cp "$here/layers.baseline" "$mod/baseline"
+}
+layers_reset
+layers 0 "module/ with scripts/layers.baseline"
+printf '\nvoid kwq_plant(struct kwq *q)\n{\n\tkwq_put(q);\n}\n' >>"$mod/kwq_table.c"
+layers 1 "a planted call up from kwq_table.c" "new call loop edge kwq_table.c -> kwq_queue.c"
+layers_reset
+sed -i 's|^#endif.*|static inline void kwq_plant(struct kwq *q)\n{\n\tkwq_put(q);\n}\n&|' "$mod/kwq_table.h"
+layers 1 "a planted call up in a header's inline function" "new call loop edge kwq_table.h -> kwq_queue.c"
+layers_reset
+printf '\n/* kwq_put(q); */\nvoid kwq_plant(void)\n{\n\tpr_info("kwq_put(q)");\n}\n' >>"$mod/kwq_table.c"
+layers 0 "a call up only in a comment and a string"
+layers_reset
+echo 'kwq_table.c -> kwq_queue.c' >>"$mod/baseline"
+layers 1 "a baseline edge that is no loop edge" "baseline edge kwq_table.c -> kwq_queue.c no longer exists"
+layers_reset
+edge=$(grep -m1 -- '^kwq.* -> ' "$mod/baseline")
+grep -vxF -- "$edge" "$here/layers.baseline" >"$mod/baseline"
+layers 1 "a loop edge the baseline lacks" "new call loop edge $edge"
+layers_reset
+printf '\nvoid kwq_plant(void)\n{\n' >>"$mod/kwq_table.c"
+layers 1 "braces that do not balance" "kwq_table.c: cannot parse"
+rm -rf "$mod"
+
 # vm-run.sh boots again when the kernel stops before the guest script
 # starts, never once the script has begun. A fake qemu-system-x86_64 on
 # PATH prints a console: a panic before KWQ-GUEST-BEGIN, or after it.
