@@ -3,7 +3,7 @@
  * What the files of the queue core share: the layers below, the batches
  * and payloads (kwq_batch.c, kwq_payload.c) and two KUnit suites. Above
  * them only kwq_dev.c includes it, through kwq_add.h.
- * The layers call only those below them:
+ * The files of the core, in the order they are meant to call, top first:
  *
  *   kwq_queue.c    creation, references, destruction, shutdown, drain, stats
  *   kwq_add.c      adds (now, after a delay, rate limited), cancel, forget
@@ -19,8 +19,9 @@
  *                  per file (kwq_fifo.h, kwq_priority.c, kwq_tenant.c)
  *                  that calls nothing of the core
  *
- * The one call up is the queue's reference count (kwq_get_ref(),
- * kwq_put()), which the resize worker holds while it runs.
+ * Not all calls go down yet: scripts/layers.py (run by lint) lists the
+ * loops of calls between files, and scripts/layers.baseline the calls
+ * that make them today; a new one fails lint, and the list only shrinks.
  * Everything here is called with kwq.lock held unless it says otherwise.
  */
 #ifndef _KWQ_CORE_H
