@@ -996,6 +996,26 @@ static void op_open(struct worker *w, struct slot *s)
 	fz_ioctl(w, s->fd, C_OPEN, KWQ_IOC_OPEN, place_arg(w, &o, sizeof(o), m), what);
 }
 
+/*
+ * Where a list's entries go: the RW pages (@room entries of @size before
+ * the guard page once @cap exceeds it), into the guard page, a read-only
+ * page, or a bad address (@nm).
+ */
+static uintptr_t out_array(struct worker *w, enum pmode nm, uint32_t cap, size_t size,
+			   uint32_t room)
+{
+	if (nm == P_OK || nm == P_MISALIGNED) {
+		if (cap > room)
+			return (uintptr_t)(w->guard - room * size);
+		return (uintptr_t)(w->rw + pagesz + (nm == P_MISALIGNED));
+	}
+	if (nm == P_STRADDLE)
+		return (uintptr_t)(w->guard - below(&w->r, 200));
+	if (nm == P_RO)
+		return (uintptr_t)w->ro;
+	return (uintptr_t)bad_ptr(w, nm);
+}
+
 static void op_list(struct worker *w, int fd)
 {
 	struct rng *r = &w->r;
@@ -1006,18 +1026,7 @@ static void op_list(struct worker *w, int fd)
 
 	memset(&l, 0, sizeof(l));
 	l.capacity = (uint32_t)PICK(r, caps);
-	/* The names land in the RW pages (room for 64) or at a bad address. */
-	if (nm == P_OK || nm == P_MISALIGNED) {
-		l.names_ptr = (uintptr_t)(w->rw + pagesz + (nm == P_MISALIGNED));
-		if (l.capacity > 40)
-			l.names_ptr = (uintptr_t)(w->guard - 40 * KWQ_NAME_MAX);
-	} else if (nm == P_STRADDLE) {
-		l.names_ptr = (uintptr_t)(w->guard - below(r, 200));
-	} else if (nm == P_RO) {
-		l.names_ptr = (uintptr_t)w->ro;
-	} else {
-		l.names_ptr = (uintptr_t)bad_ptr(w, nm);
-	}
+	l.names_ptr = out_array(w, nm, l.capacity, KWQ_NAME_MAX, 40);
 	l.count = (uint32_t)rnd(r);	/* out only */
 	l.flags = mutate32(r, 0, 5);
 	l.pad = mutate32(r, 0, 3);
@@ -1555,17 +1564,7 @@ static void op_list_all(struct worker *w, int fd)
 
 	memset(&l, 0, sizeof(l));
 	l.capacity = (uint32_t)PICK(r, caps);
-	if (nm == P_OK || nm == P_MISALIGNED) {
-		l.info_ptr = (uintptr_t)(w->rw + pagesz + (nm == P_MISALIGNED));
-		if (l.capacity > 32)
-			l.info_ptr = (uintptr_t)(w->guard - 32 * sizeof(struct kwq_queue_info));
-	} else if (nm == P_STRADDLE) {
-		l.info_ptr = (uintptr_t)(w->guard - below(r, 200));
-	} else if (nm == P_RO) {
-		l.info_ptr = (uintptr_t)w->ro;
-	} else {
-		l.info_ptr = (uintptr_t)bad_ptr(w, nm);
-	}
+	l.info_ptr = out_array(w, nm, l.capacity, sizeof(struct kwq_queue_info), 32);
 	l.count = (uint32_t)rnd(r);	/* out only */
 	l.flags = mutate32(r, 0, 5);
 	l.pad = mutate32(r, 0, 3);
