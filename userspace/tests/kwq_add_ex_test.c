@@ -34,16 +34,6 @@ _Static_assert(offsetof(struct kwq_ioc_get, payload_len) == offsetof(struct kwq_
 	       "kwq_ioc_get.pad is payload_len");
 _Static_assert(offsetof(struct kwq_ioc_get, payload_ptr) == 40, "kwq_ioc_get.payload_ptr");
 
-/* Everything a refused call must leave as it was. */
-static int same_stats(int fd, const struct kwq_stats *before)
-{
-	struct kwq_stats now = stats_of(fd);
-
-	now.unfinished_work_ns = before->unfinished_work_ns;
-	now.longest_running_ns = before->longest_running_ns;
-	return !memcmp(&now, before, sizeof(now));
-}
-
 /* A raw KWQ_IOC_ADD_EX: the ioctl's result, or a negative errno. */
 static int add_ex(int fd, const char *key, struct kwq_ioc_add *a)
 {

@@ -23,16 +23,6 @@
 
 #define MS(x)	((int64_t)(x) * 1000000)
 
-/* Everything a refused call must leave as it was. */
-static int same_stats(int fd, const struct kwq_stats *before)
-{
-	struct kwq_stats now = stats_of(fd);
-
-	now.unfinished_work_ns = before->unfinished_work_ns;
-	now.longest_running_ns = before->longest_running_ns;
-	return !memcmp(&now, before, sizeof(now));
-}
-
 static int raw_after(int fd, const char *key, int64_t delay, uint32_t flags, uint64_t max_wait,
 		     uint64_t reserved, uint32_t pad)
 {

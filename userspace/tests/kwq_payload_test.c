@@ -133,16 +133,6 @@ static int pget(int fd, const char *key, const char *want)
 	return pget_to(fd, key, want, 0, NULL);
 }
 
-/* Everything a refused call must leave as it was. */
-static int same_stats(int fd, const struct kwq_stats *before)
-{
-	struct kwq_stats now = stats_of(fd);
-
-	now.unfinished_work_ns = before->unfinished_work_ns;
-	now.longest_running_ns = before->longest_running_ns;
-	return !memcmp(&now, before, sizeof(now));
-}
-
 static void test_version_and_create(void)
 {
 	long long max = param_read("max_payload");

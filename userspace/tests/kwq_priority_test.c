@@ -28,16 +28,6 @@
 
 #define MS(x)	((int64_t)(x) * 1000000)
 
-/* Everything a refused call must leave as it was. */
-static int same_stats(int fd, const struct kwq_stats *before)
-{
-	struct kwq_stats now = stats_of(fd);
-
-	now.unfinished_work_ns = before->unfinished_work_ns;
-	now.longest_running_ns = before->longest_running_ns;
-	return !memcmp(&now, before, sizeof(now));
-}
-
 static int prio_queue(const char *name, uint64_t aging_ns)
 {
 	int fd = kwq_create_priority(name, 0600, 0, aging_ns);

@@ -65,6 +65,19 @@ static inline struct kwq_stats stats_of(int fd)
 	return st;
 }
 
+/*
+ * Whether the queue's stats are as @before: everything a refused call must
+ * leave as it was (the two running-time figures move on their own).
+ */
+static inline int same_stats(int fd, const struct kwq_stats *before)
+{
+	struct kwq_stats now = stats_of(fd);
+
+	now.unfinished_work_ns = before->unfinished_work_ns;
+	now.longest_running_ns = before->longest_running_ns;
+	return !memcmp(&now, before, sizeof(now));
+}
+
 static inline uint64_t now_ns(void)
 {
 	struct timespec ts;
